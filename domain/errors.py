@@ -1,0 +1,99 @@
+"""The one exception tree of Warden.
+
+Every layer raises these; `api/errors.py` maps them to HTTP in one table, and
+workflows carry them across Temporal as `ApplicationError(type=<class name>)` so
+the API can turn an update rejection back into the same class (`error_from_type`).
+"""
+
+from __future__ import annotations
+
+
+class WardenError(Exception):
+    """Base of every error Warden raises on purpose."""
+
+    #: Whether retrying the same call may succeed (Temporal retries only these).
+    retryable: bool = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidRequest(WardenError):
+    """The request is malformed or breaks a rule of the contract (400)."""
+
+
+class Unauthenticated(WardenError):
+    """No token or an unknown token (401)."""
+
+
+class Forbidden(WardenError):
+    """The caller is known but may not do this (403)."""
+
+
+class NotFound(WardenError):
+    """The object does not exist or is not visible to the caller (404)."""
+
+
+class Conflict(WardenError):
+    """The object's current state forbids the operation: busy, locked, duplicate (409)."""
+
+
+class PayloadTooLarge(WardenError):
+    """The request body is larger than allowed (413)."""
+
+
+class BackendError(WardenError):
+    """A backend (cloud API, webhook target) failed permanently (502)."""
+
+
+class BackendUnavailable(BackendError):
+    """A backend is unreachable, timed out or answered 5xx: retry later (503)."""
+
+    retryable = True
+
+
+class BackendNotFound(NotFound):
+    """The backend says the object does not exist (404 from the cloud)."""
+
+
+class BackendConflict(Conflict):
+    """The backend refused the call for the object's state (409 from the cloud)."""
+
+
+class TemporalUnavailable(WardenError):
+    """Temporal (or every worker) did not answer in time (503)."""
+
+    retryable = True
+
+
+_ALL: dict[str, type[WardenError]] = {
+    cls.__name__: cls
+    for cls in (
+        WardenError,
+        InvalidRequest,
+        Unauthenticated,
+        Forbidden,
+        NotFound,
+        Conflict,
+        PayloadTooLarge,
+        BackendError,
+        BackendUnavailable,
+        BackendNotFound,
+        BackendConflict,
+        TemporalUnavailable,
+    )
+}
+
+
+def error_from_type(type_name: str | None, message: str) -> WardenError:
+    """Rebuild a domain error from the `type` an ApplicationError carried.
+
+    Unknown type names become a plain `WardenError`, which the API maps to 500-free
+    502 "backend error" rather than leaking internals.
+    """
+    cls = _ALL.get(type_name or "", BackendError)
+    return cls(message)
