@@ -1,0 +1,79 @@
+"""The REST API: `create_app(settings)` (run by `uvicorn api.app:create_app --factory`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from api.auth import Caller, Role, TokenStore
+from api.deps import Database
+from api.errors import install_error_handlers
+from api.limits import BodySizeLimit
+from api.routers import actions, clusters, profiles
+from api.routers import health as health_routes
+from api.temporal import TemporalGateway
+from config import Settings, get_settings
+from healthcheck import configure
+from store.db import make_engine, migrate
+
+logger = logging.getLogger(__name__)
+
+#: How often the API re-records whether Temporal answers (not per request).
+TEMPORAL_PING_INTERVAL_S = 30.0
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the API for `settings` (default: from the environment)."""
+    settings = settings or get_settings()
+    health = configure(
+        str(uuid.uuid4()),
+        "warden-api",
+        ttl=settings.healthcheck_ttl,
+        cache_control=settings.healthcheck_cache_control,
+    )
+    engine = make_engine(settings.resolved_database_url)
+    temporal = TemporalGateway(settings, health)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(migrate, engine)
+        pinger = asyncio.create_task(_ping_forever(temporal))
+        try:
+            yield
+        finally:
+            pinger.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pinger
+            engine.dispose()
+
+    app = FastAPI(
+        title="Warden",
+        version="1.0",
+        summary="Durable orchestration of cloud stacks and server clusters on Temporal",
+        lifespan=lifespan,
+    )
+    extra = {}
+    if settings.dev_token:
+        extra[settings.dev_token] = Caller(project_id="demo", roles=frozenset({Role.ADMIN}))
+    app.state.settings = settings
+    app.state.health = health
+    app.state.tokens = TokenStore(settings.resolved_tokens_file, extra)
+    app.state.db = Database(engine)
+    app.state.temporal = temporal
+    install_error_handlers(app)
+    for router in (health_routes.router, actions.router, profiles.router, clusters.router):
+        app.include_router(router)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes)
+    return app
+
+
+async def _ping_forever(temporal: TemporalGateway) -> None:
+    while True:
+        await temporal.ping()
+        await asyncio.sleep(TEMPORAL_PING_INTERVAL_S)

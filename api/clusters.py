@@ -1,0 +1,110 @@
+"""Commands on cluster entity workflows (routes stay thin by calling these)."""
+
+from __future__ import annotations
+
+import uuid
+
+from temporalio.client import WithStartWorkflowOperation
+from temporalio.common import WorkflowIDConflictPolicy
+
+from api.auth import Caller
+from api.deps import Database
+from api.schemas.clusters import ClusterBody
+from api.temporal import TemporalGateway
+from domain.clusters import (
+    ClusterOperationRequest,
+    ClusterSpec,
+    ClusterState,
+    LockClusterRequest,
+    OperationAccepted,
+    validate_capacity,
+)
+from domain.errors import InvalidRequest, NotFound
+from store.clusters import ClusterRecord, get_cluster
+from store.profiles import ProfileRecord, get_profile
+from workflows.clusters import ClusterInput, ClusterWorkflow
+from workflows.search_attributes import warden_attributes
+
+
+def cluster_workflow_id(cluster_id: str) -> str:
+    """Business-key id of a cluster's entity workflow."""
+    return f"cluster:{cluster_id}"
+
+
+async def create_cluster(
+    db: Database, temporal: TemporalGateway, caller: Caller, body: ClusterBody
+) -> tuple[str, OperationAccepted]:
+    """Start the cluster's entity workflow with its `create` update; returns ids."""
+    validate_capacity(body.desired_capacity, body.min_size, body.max_size)
+    profile: ProfileRecord | None = await db.run(get_profile, caller.project_id, body.profile_id)
+    if profile is None:
+        raise InvalidRequest(f"The specified profile '{body.profile_id}' could not be found.")
+    cluster_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
+    spec = ClusterSpec(
+        cluster_id=cluster_id,
+        project_id=caller.project_id,
+        name=body.name,
+        profile_id=profile.id,
+        desired_capacity=body.desired_capacity,
+        min_size=body.min_size,
+        max_size=body.max_size,
+        metadata=body.metadata,
+    )
+    client = await temporal.client()
+    start = WithStartWorkflowOperation(
+        ClusterWorkflow.run,
+        ClusterInput(state=ClusterState(spec=spec, profile=profile.spec)),
+        id=cluster_workflow_id(cluster_id),
+        task_queue=temporal.settings.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        search_attributes=warden_attributes(caller.project_id, "cluster", cluster_id, "INIT"),
+        static_summary=f"cluster {body.name}",
+        static_details=f"Cluster `{cluster_id}` of project `{caller.project_id}`, "
+        f"profile `{profile.name}`, {body.desired_capacity} node(s) desired",
+    )
+    accepted = await temporal.call(
+        client.execute_update_with_start_workflow(
+            "create",
+            ClusterOperationRequest(action_id=action_id),
+            start_workflow_operation=start,
+            id=action_id,
+            result_type=OperationAccepted,
+            rpc_timeout=temporal.rpc_timeout,
+        ),
+        subject=f"Cluster {body.name}",
+    )
+    return cluster_id, accepted
+
+
+async def find_cluster(db: Database, caller: Caller, cluster_id: str) -> ClusterRecord:
+    """The caller's cluster by id or unique name (404 otherwise)."""
+    record: ClusterRecord | None = await db.run(get_cluster, caller.project_id, cluster_id)
+    if record is None:
+        raise NotFound(f"The cluster '{cluster_id}' could not be found.")
+    return record
+
+
+async def send_cluster_update(
+    temporal: TemporalGateway,
+    record: ClusterRecord,
+    update: str,
+    request: ClusterOperationRequest | LockClusterRequest,
+) -> OperationAccepted:
+    """Send a named update to the cluster's workflow; rejections become 409/400."""
+    client = await temporal.client()
+    handle = client.get_workflow_handle(cluster_workflow_id(record.id))
+    return await temporal.call(
+        handle.execute_update(
+            update,
+            request,
+            id=request.action_id,
+            result_type=OperationAccepted,
+            rpc_timeout=temporal.rpc_timeout,
+        ),
+        subject=f"Cluster {record.name}",
+    )
+
+
+def new_action_id() -> str:
+    """A fresh action id (also the update id, so client retries dedup)."""
+    return str(uuid.uuid4())

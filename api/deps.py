@@ -1,0 +1,51 @@
+"""Request-scoped access to the database and Temporal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, TypeVar
+
+from fastapi import Depends, Request
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
+
+from api.temporal import TemporalGateway
+from domain.errors import BackendUnavailable
+from healthcheck import healthcheck
+from store.db import session_scope
+
+T = TypeVar("T")
+
+
+class Database:
+    """Runs store queries in a worker thread (they are synchronous) and records health."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    async def run(self, query: Callable[..., T], *args: object, **kwargs: object) -> T:
+        """`query(session, *args, **kwargs)` in one transaction, off the event loop."""
+        try:
+            return await run_in_threadpool(self._run, query, *args, **kwargs)
+        except SQLAlchemyError as err:
+            raise BackendUnavailable("The database is not available; try again.") from err
+
+    @healthcheck("database", [SQLAlchemyError])
+    def _run(self, query: Callable[..., T], *args: object, **kwargs: object) -> T:
+        with session_scope(self.engine) as session:
+            return query(session, *args, **kwargs)
+
+
+def _database(request: Request) -> Database:
+    db: Database = request.app.state.db
+    return db
+
+
+def _gateway(request: Request) -> TemporalGateway:
+    gateway: TemporalGateway = request.app.state.temporal
+    return gateway
+
+
+DbDep = Annotated[Database, Depends(_database)]
+TemporalDep = Annotated[TemporalGateway, Depends(_gateway)]

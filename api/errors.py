@@ -1,0 +1,109 @@
+"""The one table from domain errors to HTTP, and handlers that never leak a traceback."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from domain import errors as e
+
+logger = logging.getLogger(__name__)
+
+#: Most specific class first: the first match wins.
+HTTP_STATUS: list[tuple[type[e.WardenError], int, str]] = [
+    (e.InvalidRequest, 400, "Bad Request"),
+    (e.Unauthenticated, 401, "Unauthorized"),
+    (e.Forbidden, 403, "Forbidden"),
+    (e.BackendNotFound, 404, "Not Found"),
+    (e.NotFound, 404, "Not Found"),
+    (e.BackendConflict, 409, "Conflict"),
+    (e.Conflict, 409, "Conflict"),
+    (e.PayloadTooLarge, 413, "Request Entity Too Large"),
+    (e.BackendUnavailable, 503, "Service Unavailable"),
+    (e.TemporalUnavailable, 503, "Service Unavailable"),
+    (e.BackendError, 502, "Bad Gateway"),
+    (e.WardenError, 500, "Internal Server Error"),
+]
+
+_REASONS = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    406: "Not Acceptable",
+    409: "Conflict",
+    413: "Request Entity Too Large",
+    415: "Unsupported Media Type",
+    422: "Unprocessable Entity",
+    500: "Internal Server Error",
+    501: "Not Implemented",
+    503: "Service Unavailable",
+}
+
+
+def error_body(code: int, title: str, message: str) -> dict[str, Any]:
+    """The JSON error body of DESIGN §4."""
+    return {"error": {"code": code, "title": title, "message": message}}
+
+
+def status_of(error: e.WardenError) -> tuple[int, str]:
+    """HTTP status and title of a domain error."""
+    for cls, code, title in HTTP_STATUS:
+        if isinstance(error, cls):
+            return code, title
+    return 500, "Internal Server Error"
+
+
+def error_response(code: int, title: str, message: str, **headers: str) -> JSONResponse:
+    """A JSON error response."""
+    return JSONResponse(error_body(code, title, message), status_code=code, headers=headers or None)
+
+
+def describe_validation(exc: RequestValidationError) -> str:
+    """One readable sentence naming every offending field."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body",))
+        kind = err.get("type", "")
+        if kind == "extra_forbidden":
+            parts.append(f"Unknown key '{loc}'" if loc else "Unknown key")
+        elif kind == "json_invalid":
+            parts.append("Malformed JSON body")
+        elif kind == "missing":
+            parts.append(f"Missing required field '{loc}'")
+        else:
+            msg = err.get("msg", "invalid value")
+            parts.append(f"Invalid value for '{loc}': {msg}" if loc else str(msg))
+    return "; ".join(parts) or "Invalid request"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers that turn every failure into the JSON error body."""
+
+    @app.exception_handler(e.WardenError)
+    async def _warden(_: Request, exc: e.WardenError) -> JSONResponse:
+        code, title = status_of(exc)
+        if code >= 500:
+            logger.warning("request failed: %s: %s", type(exc).__name__, exc.message)
+        return error_response(code, title, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return error_response(400, "Bad Request", describe_validation(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        title = _REASONS.get(exc.status_code, "Error")
+        headers = dict(exc.headers or {})
+        return error_response(exc.status_code, title, str(exc.detail), **headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unexpected error on %s %s", request.method, request.url.path)
+        return error_response(500, "Internal Server Error", "An unexpected error occurred.")

@@ -1,0 +1,82 @@
+"""`/v1/actions` and `/v1/events`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from api.auth import CallerDep
+from api.deps import DbDep
+from api.schemas.actions import ActionEnvelope, ActionList, ActionPublic, EventList, EventPublic
+from api.schemas.common import ERROR_RESPONSES
+from domain.actions import ActionStatus
+from domain.errors import NotFound
+from store.actions import get_action, list_actions
+from store.events import list_events
+
+router = APIRouter(prefix="/v1", tags=["actions"], responses=ERROR_RESPONSES)
+
+IdQuery = Annotated[str | None, Query(max_length=64)]
+LimitQuery = Annotated[int, Query(ge=1, le=1000)]
+
+
+@router.get("/actions", response_model=ActionList)
+async def list_actions_route(
+    caller: CallerDep,
+    db: DbDep,
+    target: IdQuery = None,
+    status: ActionStatus | None = None,
+    name: Annotated[str | None, Query(max_length=64)] = None,
+    limit: LimitQuery = 100,
+    marker: IdQuery = None,
+) -> ActionList:
+    """Actions of the caller's project, oldest first."""
+    records = await db.run(
+        list_actions,
+        caller.project_id,
+        target=target,
+        status=status.value if status else None,
+        name=name,
+        limit=limit,
+        marker=marker,
+    )
+    return ActionList(actions=[ActionPublic.of(r) for r in records])
+
+
+@router.get("/actions/{action_id}", response_model=ActionEnvelope)
+async def get_action_route(
+    caller: CallerDep, db: DbDep, action_id: Annotated[str, Path(max_length=64)]
+) -> ActionEnvelope:
+    """One action (its id is also a lifecycle token for NODE_DELETE actions)."""
+    record = await db.run(get_action, caller.project_id, action_id)
+    if record is None:
+        raise NotFound(f"The action '{action_id}' could not be found.")
+    return ActionEnvelope(action=ActionPublic.of(record))
+
+
+@router.get("/events", response_model=EventList)
+async def list_events_route(
+    caller: CallerDep,
+    db: DbDep,
+    obj_id: IdQuery = None,
+    obj_type: Annotated[str | None, Query(max_length=32)] = None,
+    cluster_id: IdQuery = None,
+    action_id: IdQuery = None,
+    level: Annotated[str | None, Query(max_length=16)] = None,
+    limit: LimitQuery = 200,
+    marker: IdQuery = None,
+) -> EventList:
+    """Events of the caller's project in the order they happened (newest last)."""
+    records = await db.run(
+        list_events,
+        caller.project_id,
+        obj_id=obj_id,
+        obj_type=obj_type,
+        cluster_id=cluster_id,
+        action_id=action_id,
+        level=level,
+        limit=limit,
+        marker=marker,
+    )
+    return EventList(events=[EventPublic.of(r) for r in records])

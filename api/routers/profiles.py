@@ -1,0 +1,78 @@
+"""`/v1/profiles`: written by the API directly (profiles have no lifecycle)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Response, status
+from sqlmodel import Session
+
+from api.auth import CallerDep, WriterDep
+from api.deps import DbDep
+from api.schemas.common import ERROR_RESPONSES
+from api.schemas.profiles import ProfileCreate, ProfileEnvelope, ProfileList, ProfilePublic
+from domain.errors import Conflict, NotFound
+from store.clusters import count_clusters_using_profile
+from store.columns import now_utc
+from store.profiles import ProfileRecord, get_profile, list_profiles
+
+router = APIRouter(prefix="/v1/profiles", tags=["profiles"], responses=ERROR_RESPONSES)
+ProfileId = Annotated[str, Path(max_length=255)]
+
+
+def _insert(session: Session, project_id: str, body: ProfileCreate) -> ProfileRecord:
+    now = now_utc()
+    spec = body.profile.spec
+    record = ProfileRecord(
+        id=str(uuid.uuid4()),
+        project_id=project_id,
+        name=body.profile.name,
+        type=spec.type,
+        version=spec.version,
+        spec=spec.to_json(),
+        metadata_=body.profile.metadata,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(record)
+    return record
+
+
+def _delete(session: Session, project_id: str, profile_id: str) -> None:
+    record = get_profile(session, project_id, profile_id)
+    if record is None:
+        raise NotFound(f"The profile '{profile_id}' could not be found.")
+    if count_clusters_using_profile(session, record.id):
+        raise Conflict(f"The profile '{profile_id}' is still in use by a cluster.")
+    session.delete(record)
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=ProfileEnvelope)
+async def create_profile(caller: WriterDep, db: DbDep, body: ProfileCreate) -> ProfileEnvelope:
+    """Create a profile (`os.nova.server` 1.0)."""
+    record = await db.run(_insert, caller.project_id, body)
+    return ProfileEnvelope(profile=ProfilePublic.of(record))
+
+
+@router.get("", response_model=ProfileList)
+async def list_profiles_route(caller: CallerDep, db: DbDep) -> ProfileList:
+    """Profiles of the caller's project."""
+    records = await db.run(list_profiles, caller.project_id)
+    return ProfileList(profiles=[ProfilePublic.of(r) for r in records])
+
+
+@router.get("/{profile_id}", response_model=ProfileEnvelope)
+async def get_profile_route(caller: CallerDep, db: DbDep, profile_id: ProfileId) -> ProfileEnvelope:
+    """One profile by id or unique name."""
+    record = await db.run(get_profile, caller.project_id, profile_id)
+    if record is None:
+        raise NotFound(f"The profile '{profile_id}' could not be found.")
+    return ProfileEnvelope(profile=ProfilePublic.of(record))
+
+
+@router.delete("/{profile_id}", status_code=status.HTTP_204_NO_CONTENT)
+async def delete_profile(caller: WriterDep, db: DbDep, profile_id: ProfileId) -> Response:
+    """Delete a profile no cluster uses (409 otherwise)."""
+    await db.run(_delete, caller.project_id, profile_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

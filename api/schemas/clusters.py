@@ -1,0 +1,159 @@
+"""Cluster and node schemas."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.schemas.common import StrictModel
+from domain.clusters import MAX_CAPACITY
+from domain.errors import InvalidRequest
+from store.clusters import ClusterRecord, NodeRecord
+
+
+class ClusterBody(StrictModel):
+    """The inside of `{"cluster": {...}}`."""
+
+    name: str = Field(min_length=1, max_length=255, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    profile_id: str = Field(min_length=1, max_length=255)
+    desired_capacity: int = Field(0, ge=0, le=MAX_CAPACITY)
+    min_size: int = Field(0, ge=0, le=MAX_CAPACITY)
+    max_size: int = Field(-1, ge=-1, le=MAX_CAPACITY)
+    metadata: dict[str, str] = Field(default_factory=dict, max_length=64)
+
+
+class ClusterCreate(StrictModel):
+    """`POST /v1/clusters`."""
+
+    cluster: ClusterBody
+
+
+class EmptyBody(StrictModel):
+    """`{}` for actions without parameters."""
+
+
+class LockBody(StrictModel):
+    """`lock {reason?, owner?}`."""
+
+    reason: str = Field("", max_length=255)
+    owner: str = Field("", max_length=255)
+
+
+class ClusterActionRequest(BaseModel):
+    """`POST /v1/clusters/{cluster_id}/actions`: exactly one of these keys."""
+
+    model_config = ConfigDict(extra="allow")
+
+    check: EmptyBody | None = None
+    lock: LockBody | None = None
+    unlock: EmptyBody | None = None
+
+    def only_action(self) -> tuple[str, BaseModel]:
+        """The single action named, or a 400 with Senlin's wording."""
+        extra = sorted((self.model_extra or {}).keys())
+        if extra:
+            raise InvalidRequest(f"Invalid action {extra[0]} specified")
+        named = sorted(self.model_fields_set)
+        if not named:
+            raise InvalidRequest("No action specified")
+        if len(named) > 1:
+            raise InvalidRequest("Multiple actions specified")
+        name = named[0]
+        return name, getattr(self, name) or EmptyBody()
+
+
+class LockPublic(BaseModel):
+    """Maintenance mode as the API shows it."""
+
+    reason: str
+    owner: str
+    locked_at: datetime
+
+
+class ClusterPublic(BaseModel):
+    """A cluster as `GET /v1/clusters/{cluster_id}` shows it."""
+
+    id: str
+    name: str
+    profile_id: str
+    project_id: str
+    status: str
+    status_reason: str
+    desired_capacity: int
+    min_size: int
+    max_size: int
+    nodes: list[str]
+    policies: list[dict[str, Any]]
+    lock: LockPublic | None
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, record: ClusterRecord, node_ids: list[str]) -> ClusterPublic:
+        """From the database rows."""
+        return cls(
+            id=record.id,
+            name=record.name,
+            profile_id=record.profile_id,
+            project_id=record.project_id,
+            status=record.status,
+            status_reason=record.status_reason,
+            desired_capacity=record.desired_capacity,
+            min_size=record.min_size,
+            max_size=record.max_size,
+            nodes=node_ids,
+            policies=[],
+            lock=LockPublic.model_validate(record.lock) if record.lock else None,
+            metadata=record.metadata_,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+        )
+
+
+class ClusterEnvelope(BaseModel):
+    """`{"cluster": {...}}` (with the creating action on 202)."""
+
+    cluster: ClusterPublic
+    action: str | None = None
+
+
+class ClusterList(BaseModel):
+    """`{"clusters": [...]}`."""
+
+    clusters: list[ClusterPublic]
+
+
+class NodePublic(BaseModel):
+    """A node as `GET /v1/nodes/{node_id}` shows it."""
+
+    id: str
+    name: str
+    cluster_id: str
+    profile_id: str
+    physical_id: str | None
+    status: str
+    status_reason: str
+    index: int
+    data: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, record: NodeRecord) -> NodePublic:
+        """From the database row."""
+        return cls.model_validate(record, from_attributes=True)
+
+
+class NodeEnvelope(BaseModel):
+    """`{"node": {...}}`."""
+
+    node: NodePublic
+
+
+class NodeList(BaseModel):
+    """`{"nodes": [...]}`."""
+
+    nodes: list[NodePublic]

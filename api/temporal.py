@@ -1,0 +1,99 @@
+"""The API's door to Temporal: connect lazily, map every failure to a domain error."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
+
+from config import Settings
+from domain.errors import NotFound, TemporalUnavailable, WardenError, error_from_type
+from healthcheck import HealthManager
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class TemporalGateway:
+    """One client per process, connected on first use and health-recorded."""
+
+    def __init__(self, settings: Settings, health: HealthManager) -> None:
+        self.settings = settings
+        self._health = health
+        self._client: Client | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def rpc_timeout(self) -> timedelta:
+        """Deadline of one Temporal call made on behalf of a request."""
+        return timedelta(seconds=self.settings.temporal_rpc_timeout_s)
+
+    async def client(self) -> Client:
+        """The connected client (503 when Temporal cannot be reached)."""
+        if self._client is not None:
+            return self._client
+        async with self._lock:
+            if self._client is None:
+                try:
+                    self._client = await asyncio.wait_for(
+                        Client.connect(
+                            self.settings.temporal_address,
+                            namespace=self.settings.temporal_namespace,
+                            data_converter=pydantic_data_converter,
+                        ),
+                        timeout=self.settings.temporal_rpc_timeout_s,
+                    )
+                except (RuntimeError, OSError, TimeoutError) as err:
+                    self._health.record_failure("temporal:connection", output=str(err))
+                    raise TemporalUnavailable("Temporal is not reachable; try again.") from err
+                self._health.record_pass("temporal:connection")
+            return self._client
+
+    async def call(self, awaitable: Awaitable[T], *, subject: str) -> T:
+        """Await a Temporal call, turning its failures into domain errors."""
+        try:
+            result = await awaitable
+        except WorkflowUpdateFailedError as err:
+            raise rejection_to_domain(err) from err
+        except RPCError as err:
+            if err.status == RPCStatusCode.NOT_FOUND:
+                raise NotFound(f"{subject} could not be found.") from err
+            if err.status in (
+                RPCStatusCode.DEADLINE_EXCEEDED,
+                RPCStatusCode.UNAVAILABLE,
+                RPCStatusCode.CANCELLED,
+            ):
+                self._health.record_failure("temporal:connection", output=err.message)
+                raise TemporalUnavailable(
+                    f"Temporal did not answer for {subject} in time; is a worker running?"
+                ) from err
+            raise
+        self._health.record_pass("temporal:connection")
+        return result
+
+    async def ping(self) -> None:
+        """Record whether Temporal answers (run periodically, not per request)."""
+        try:
+            client = await self.client()
+            await client.service_client.check_health(timeout=timedelta(seconds=5))
+        except (WardenError, RPCError, RuntimeError, OSError) as err:
+            self._health.record_failure("temporal:connection", output=str(err))
+            return
+        self._health.record_pass("temporal:connection")
+
+
+def rejection_to_domain(err: WorkflowUpdateFailedError) -> WardenError:
+    """An update rejected by a validator (or failed in its handler) as a domain error."""
+    cause: Any = err.cause
+    while cause is not None and not isinstance(cause, ApplicationError):
+        cause = getattr(cause, "cause", None) or cause.__cause__
+    if isinstance(cause, ApplicationError):
+        return error_from_type(cause.type, cause.message)
+    return error_from_type(None, str(err))

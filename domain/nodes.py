@@ -1,0 +1,66 @@
+"""Nodes: cluster members, each backed by one server."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class NodeStatus(StrEnum):
+    """Node statuses as Senlin names them."""
+
+    INIT = "INIT"
+    CREATING = "CREATING"
+    ACTIVE = "ACTIVE"
+    ERROR = "ERROR"
+    WARNING = "WARNING"
+    DELETING = "DELETING"
+    RECOVERING = "RECOVERING"
+
+
+class NodeState(BaseModel):
+    """A node as its cluster workflow knows it."""
+
+    node_id: str
+    name: str
+    index: int
+    profile_id: str
+    physical_id: str | None = None
+    status: NodeStatus = NodeStatus.INIT
+    status_reason: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    updated_at: datetime
+
+
+def node_name(cluster_name: str, index: int) -> str:
+    """Node (and server) name: `<cluster>-<index>`, so `{nodename}` URLs work."""
+    return f"{cluster_name}-{index}"
+
+
+#: Server statuses (compute API) and the node status they mean.
+SERVER_STATUS_TO_NODE: dict[str, NodeStatus] = {
+    "ACTIVE": NodeStatus.ACTIVE,
+    "BUILD": NodeStatus.CREATING,
+    "REBOOT": NodeStatus.ACTIVE,
+    "HARD_REBOOT": NodeStatus.ACTIVE,
+    "REBUILD": NodeStatus.RECOVERING,
+    "ERROR": NodeStatus.ERROR,
+    "SHUTOFF": NodeStatus.ERROR,
+    "PAUSED": NodeStatus.ERROR,
+    "SUSPENDED": NodeStatus.ERROR,
+    "DELETED": NodeStatus.ERROR,
+}
+
+
+def node_status_from_server(server_status: str | None) -> tuple[NodeStatus, str]:
+    """Map a server's status (None = the server is gone) to the node's status and reason."""
+    if server_status is None:
+        return NodeStatus.ERROR, "Server not found"
+    status = SERVER_STATUS_TO_NODE.get(server_status.upper(), NodeStatus.WARNING)
+    if status == NodeStatus.ACTIVE:
+        return status, ""
+    return status, f"Server status is {server_status.upper()}"

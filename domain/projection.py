@@ -1,0 +1,97 @@
+"""What workflows tell the database: one batch of idempotent writes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domain.actions import ActionChange
+from domain.clusters import ClusterState
+from domain.events import Event
+
+
+class ClusterSnapshot(BaseModel):
+    """The whole projected row of a cluster (an upsert replaces it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cluster_id: str
+    project_id: str
+    name: str
+    profile_id: str
+    status: str
+    status_reason: str
+    desired_capacity: int
+    min_size: int
+    max_size: int
+    lock: dict[str, Any] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    updated_at: datetime
+
+
+class NodeSnapshot(BaseModel):
+    """The whole projected row of a node."""
+
+    model_config = ConfigDict(frozen=True)
+
+    node_id: str
+    project_id: str
+    cluster_id: str
+    name: str
+    index: int
+    profile_id: str
+    physical_id: str | None
+    status: str
+    status_reason: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    updated_at: datetime
+
+
+class ChangeSet(BaseModel):
+    """Writes applied in one transaction; every part is safe to apply twice."""
+
+    model_config = ConfigDict(frozen=True)
+
+    actions: list[ActionChange] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=list)
+    clusters: list[ClusterSnapshot] = Field(default_factory=list)
+    nodes: list[NodeSnapshot] = Field(default_factory=list)
+    deleted_clusters: list[str] = Field(default_factory=list)
+    deleted_nodes: list[str] = Field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        """Whether there is nothing to write."""
+        return not any(
+            (
+                self.actions,
+                self.events,
+                self.clusters,
+                self.nodes,
+                self.deleted_clusters,
+                self.deleted_nodes,
+            )
+        )
+
+
+def cluster_snapshot(state: ClusterState, at: datetime) -> ClusterSnapshot:
+    """Project a cluster's workflow state into its database row."""
+    spec = state.spec
+    return ClusterSnapshot(
+        cluster_id=spec.cluster_id,
+        project_id=spec.project_id,
+        name=spec.name,
+        profile_id=spec.profile_id,
+        status=state.status.value,
+        status_reason=state.status_reason,
+        desired_capacity=state.desired_capacity,
+        min_size=spec.min_size,
+        max_size=spec.max_size,
+        lock=state.lock.model_dump(mode="json") if state.lock else None,
+        metadata=spec.metadata,
+        created_at=state.created_at or at,
+        updated_at=at,
+    )

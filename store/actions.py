@@ -1,0 +1,105 @@
+"""Action records and their queries."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Field, Session, SQLModel, col, select
+
+from domain.actions import ActionChange, ActionStatus
+from store.columns import json_column, utc_column
+
+
+class ActionRecord(SQLModel, table=True):
+    """The durable record of one operation (projection of its workflow)."""
+
+    __tablename__ = "actions"
+
+    id: str = Field(primary_key=True, max_length=64)
+    project_id: str = Field(index=True, max_length=64)
+    name: str = Field(max_length=64)
+    target: str = Field(index=True, max_length=64)
+    status: str = Field(index=True, max_length=32)
+    status_reason: str = Field(default="")
+    inputs: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
+    outputs: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
+    depends_on: list[str] = Field(default_factory=list, sa_column=json_column())
+    depended_by: list[str] = Field(default_factory=list, sa_column=json_column())
+    workflow_id: str | None = Field(default=None, max_length=255)
+    created_at: datetime = Field(sa_column=utc_column(index=True))
+    updated_at: datetime = Field(sa_column=utc_column())
+    started_at: datetime | None = Field(default=None, sa_column=utc_column(nullable=True))
+    ended_at: datetime | None = Field(default=None, sa_column=utc_column(nullable=True))
+
+
+def apply_action_change(session: Session, change: ActionChange) -> ActionRecord:
+    """Create or update an action record; replaying the same change is a no-op.
+
+    A record that already ended is never moved back (a late retry of an earlier
+    write must not resurrect a finished action).
+    """
+    record = session.get(ActionRecord, change.action_id)
+    if record is None:
+        record = ActionRecord(
+            id=change.action_id,
+            project_id=change.project_id,
+            name=change.name.value,
+            target=change.target,
+            status=change.status.value,
+            created_at=change.at,
+            updated_at=change.at,
+        )
+    elif ActionStatus(record.status).is_final and record.status != change.status.value:
+        return record
+    record.status = change.status.value
+    record.status_reason = change.status_reason or record.status_reason
+    for field in ("inputs", "outputs", "depends_on", "depended_by", "workflow_id"):
+        value = getattr(change, field)
+        if value is not None:
+            setattr(record, field, value)
+    if change.status == ActionStatus.RUNNING and record.started_at is None:
+        record.started_at = change.at
+    if change.status.is_final and record.ended_at is None:
+        record.ended_at = change.at
+    record.updated_at = max(record.updated_at, change.at)
+    session.add(record)
+    return record
+
+
+def get_action(session: Session, project_id: str, action_id: str) -> ActionRecord | None:
+    """The action if it exists in this project."""
+    record = session.get(ActionRecord, action_id)
+    return record if record is not None and record.project_id == project_id else None
+
+
+def list_actions(
+    session: Session,
+    project_id: str,
+    *,
+    target: str | None = None,
+    status: str | None = None,
+    name: str | None = None,
+    limit: int = 100,
+    marker: str | None = None,
+) -> list[ActionRecord]:
+    """Actions of a project, oldest first, paged by `marker` (the last id seen)."""
+    query = select(ActionRecord).where(ActionRecord.project_id == project_id)
+    if target:
+        query = query.where(ActionRecord.target == target)
+    if status:
+        query = query.where(ActionRecord.status == status)
+    if name:
+        query = query.where(ActionRecord.name == name)
+    if marker:
+        last = session.get(ActionRecord, marker)
+        if last is not None:
+            query = query.where(
+                (col(ActionRecord.created_at) > last.created_at)
+                | (
+                    (col(ActionRecord.created_at) == last.created_at)
+                    & (col(ActionRecord.id) > last.id)
+                )
+            )
+    query = query.order_by(col(ActionRecord.created_at), col(ActionRecord.id)).limit(limit)
+    return list(session.exec(query))

@@ -1,0 +1,102 @@
+"""Cluster and node records (projections written by activities) and queries."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Field, Session, SQLModel, col, func, select
+
+from store.columns import json_column, utc_column
+
+
+class ClusterRecord(SQLModel, table=True):
+    """A cluster as last projected by its entity workflow."""
+
+    __tablename__ = "clusters"
+
+    id: str = Field(primary_key=True, max_length=64)
+    project_id: str = Field(index=True, max_length=64)
+    name: str = Field(max_length=255)
+    profile_id: str = Field(index=True, max_length=64)
+    status: str = Field(max_length=32)
+    status_reason: str = Field(default="")
+    desired_capacity: int = 0
+    min_size: int = 0
+    max_size: int = -1
+    lock: dict[str, Any] | None = Field(default=None, sa_column=json_column(nullable=True))
+    metadata_: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
+    created_at: datetime = Field(sa_column=utc_column(index=True))
+    updated_at: datetime = Field(sa_column=utc_column())
+
+
+class NodeRecord(SQLModel, table=True):
+    """A cluster member: one server in the cloud."""
+
+    __tablename__ = "nodes"
+
+    id: str = Field(primary_key=True, max_length=64)
+    project_id: str = Field(index=True, max_length=64)
+    cluster_id: str = Field(index=True, max_length=64)
+    name: str = Field(max_length=255)
+    index: int = 0
+    profile_id: str = Field(max_length=64)
+    physical_id: str | None = Field(default=None, index=True, max_length=64)
+    status: str = Field(max_length=32)
+    status_reason: str = Field(default="")
+    data: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
+    created_at: datetime = Field(sa_column=utc_column(index=True))
+    updated_at: datetime = Field(sa_column=utc_column())
+
+
+def get_cluster(session: Session, project_id: str, cluster_id: str) -> ClusterRecord | None:
+    """The cluster by id, or by name when unique in the project."""
+    record = session.get(ClusterRecord, cluster_id)
+    if record is not None and record.project_id == project_id:
+        return record
+    named = list(
+        session.exec(
+            select(ClusterRecord)
+            .where(ClusterRecord.project_id == project_id, ClusterRecord.name == cluster_id)
+            .limit(2)
+        )
+    )
+    return named[0] if len(named) == 1 else None
+
+
+def list_clusters(session: Session, project_id: str, *, limit: int = 100) -> list[ClusterRecord]:
+    """Clusters of a project, oldest first."""
+    query = (
+        select(ClusterRecord)
+        .where(ClusterRecord.project_id == project_id)
+        .order_by(col(ClusterRecord.created_at), col(ClusterRecord.id))
+        .limit(limit)
+    )
+    return list(session.exec(query))
+
+
+def count_clusters_using_profile(session: Session, profile_id: str) -> int:
+    """How many clusters (and so nodes) still use a profile."""
+    query = (
+        select(func.count())
+        .select_from(ClusterRecord)
+        .where(ClusterRecord.profile_id == profile_id)
+    )
+    return int(session.exec(query).one())
+
+
+def list_nodes(
+    session: Session, project_id: str, *, cluster_id: str | None = None, limit: int = 1000
+) -> list[NodeRecord]:
+    """Nodes of a project (optionally one cluster's), by cluster then index."""
+    query = select(NodeRecord).where(NodeRecord.project_id == project_id)
+    if cluster_id:
+        query = query.where(NodeRecord.cluster_id == cluster_id)
+    query = query.order_by(col(NodeRecord.cluster_id), col(NodeRecord.index)).limit(limit)
+    return list(session.exec(query))
+
+
+def get_node(session: Session, project_id: str, node_id: str) -> NodeRecord | None:
+    """The node if it exists in this project."""
+    record = session.get(NodeRecord, node_id)
+    return record if record is not None and record.project_id == project_id else None

@@ -1,0 +1,8 @@
+"""Every table, imported in one place so metadata is complete."""
+
+from store.actions import ActionRecord
+from store.clusters import ClusterRecord, NodeRecord
+from store.events import EventRecord
+from store.profiles import ProfileRecord
+
+__all__ = ["ActionRecord", "ClusterRecord", "EventRecord", "NodeRecord", "ProfileRecord"]

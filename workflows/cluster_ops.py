@@ -1,0 +1,253 @@
+"""Child workflows that carry out a cluster's long operations on its nodes."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from pydantic import BaseModel, Field
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.compute import ComputeActivities
+    from domain.events import Event, EventLevel
+    from domain.nodes import NodeState, NodeStatus, node_status_from_server
+    from domain.projection import ChangeSet, NodeSnapshot
+    from domain.servers import ServerRequest
+    from workflows.entity import failure_reason, record
+
+#: Nodes handled at once; keeps pending activities far below Temporal's 2,000.
+BATCH_SIZE = 100
+CLOUD_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=10,
+)
+#: Waiting for a server: poll by retrying the activity (no history per attempt).
+POLL_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=1.5,
+    maximum_interval=timedelta(seconds=10),
+)
+SERVER_WAIT = timedelta(minutes=10)
+
+
+class NodesOperationInput(BaseModel):
+    """What a node operation needs: no database reads inside workflows."""
+
+    project_id: str
+    cluster_id: str
+    cluster_name: str
+    action_id: str
+    profile: dict[str, Any] = Field(default_factory=dict)
+    nodes: list[NodeState]
+
+
+class NodesOperationResult(BaseModel):
+    """The nodes as the operation left them, and what went wrong if anything."""
+
+    nodes: list[NodeState]
+    error: str = ""
+
+
+def node_event(inp: NodesOperationInput, node: NodeState, action: str) -> Event:
+    """An event for a node's new status (id derived from the workflow: replay-safe)."""
+    return Event(
+        event_id=str(workflow.uuid4()),
+        project_id=inp.project_id,
+        obj_type="node",
+        obj_id=node.node_id,
+        obj_name=node.name,
+        cluster_id=inp.cluster_id,
+        action=action,
+        status=node.status.value,
+        status_reason=node.status_reason,
+        level=EventLevel.ERROR if node.status == NodeStatus.ERROR else EventLevel.INFO,
+        action_id=inp.action_id,
+        at=workflow.now(),
+    )
+
+
+def node_snapshot(inp: NodesOperationInput, node: NodeState) -> NodeSnapshot:
+    """The database row of a node."""
+    return NodeSnapshot(
+        node_id=node.node_id,
+        project_id=inp.project_id,
+        cluster_id=inp.cluster_id,
+        name=node.name,
+        index=node.index,
+        profile_id=node.profile_id,
+        physical_id=node.physical_id,
+        status=node.status.value,
+        status_reason=node.status_reason,
+        data=node.data,
+        created_at=node.created_at,
+        updated_at=node.updated_at,
+    )
+
+
+def with_status(node: NodeState, status: NodeStatus, reason: str = "", **changes: Any) -> NodeState:
+    """A copy of the node with a new status, stamped with workflow time."""
+    return node.model_copy(
+        update={"status": status, "status_reason": reason, "updated_at": workflow.now(), **changes}
+    )
+
+
+async def record_nodes(inp: NodesOperationInput, nodes: list[NodeState], action: str) -> None:
+    """Project a batch of node transitions in one write."""
+    await record(
+        ChangeSet(
+            nodes=[node_snapshot(inp, n) for n in nodes],
+            events=[node_event(inp, n, action) for n in nodes],
+        ),
+        summary=f"record {len(nodes)} node(s)",
+    )
+
+
+def batches(nodes: list[NodeState]) -> list[list[NodeState]]:
+    """Split nodes into fan-out batches."""
+    return [nodes[i : i + BATCH_SIZE] for i in range(0, len(nodes), BATCH_SIZE)]
+
+
+def summarize_errors(nodes: list[NodeState], verb: str) -> str:
+    """One line naming the nodes that failed, empty when none did."""
+    failed = [n for n in nodes if n.status == NodeStatus.ERROR]
+    if not failed:
+        return ""
+    names = ", ".join(n.name for n in failed[:5]) + (" …" if len(failed) > 5 else "")
+    return f"Failed to {verb} {len(failed)} node(s): {names}. {failed[0].status_reason}"
+
+
+@workflow.defn(name="ClusterCreateWorkflow")
+class ClusterCreateWorkflow:
+    """Create every node's server in parallel and wait for them to be ACTIVE."""
+
+    @workflow.run
+    async def run(self, inp: NodesOperationInput) -> NodesOperationResult:
+        done: list[NodeState] = []
+        for batch in batches(inp.nodes):
+            workflow.set_current_details(
+                f"Creating nodes {len(done) + 1}-{len(done) + len(batch)} of "
+                f"{len(inp.nodes)} in cluster **{inp.cluster_name}**"
+            )
+            creating = [with_status(n, NodeStatus.CREATING, "Creating server") for n in batch]
+            await record_nodes(inp, creating, "NODE_CREATE")
+            results = await asyncio.gather(*(self._create(inp, n) for n in creating))
+            await record_nodes(inp, list(results), "NODE_CREATE")
+            done.extend(results)
+        return NodesOperationResult(nodes=done, error=summarize_errors(done, "create"))
+
+    async def _create(self, inp: NodesOperationInput, node: NodeState) -> NodeState:
+        props = inp.profile.get("properties", {})
+        request = ServerRequest(
+            name=node.name,
+            image=props.get("image", ""),
+            flavor=props.get("flavor", ""),
+            metadata={
+                **props.get("metadata", {}),
+                "warden_cluster": inp.cluster_id,
+                "warden_node": node.node_id,
+            },
+            request_id=node.node_id,
+        )
+        try:
+            created = await workflow.execute_activity_method(
+                ComputeActivities.create_server,
+                request,
+                start_to_close_timeout=timedelta(seconds=60),
+                retry_policy=CLOUD_RETRY,
+                summary=f"create server {node.name}",
+            )
+            node = node.model_copy(update={"physical_id": created.physical_id})
+            await workflow.execute_activity_method(
+                ComputeActivities.wait_server_active,
+                created.physical_id,
+                start_to_close_timeout=timedelta(seconds=30),
+                schedule_to_close_timeout=SERVER_WAIT,
+                retry_policy=POLL_RETRY,
+                summary=f"wait for {node.name} ACTIVE",
+            )
+        except ActivityError as err:
+            return with_status(node, NodeStatus.ERROR, failure_reason(err))
+        return with_status(node, NodeStatus.ACTIVE)
+
+
+@workflow.defn(name="ClusterCheckWorkflow")
+class ClusterCheckWorkflow:
+    """Refresh every node's status from the compute API in one batched call."""
+
+    @workflow.run
+    async def run(self, inp: NodesOperationInput) -> NodesOperationResult:
+        workflow.set_current_details(f"Checking {len(inp.nodes)} node(s) of **{inp.cluster_name}**")
+        ids = [n.physical_id for n in inp.nodes if n.physical_id]
+        statuses: dict[str, str | None] = {}
+        if ids:
+            result = await workflow.execute_activity_method(
+                ComputeActivities.get_server_statuses,
+                ids,
+                start_to_close_timeout=timedelta(seconds=60),
+                retry_policy=CLOUD_RETRY,
+                summary=f"check {len(ids)} server(s)",
+            )
+            statuses = result.statuses
+        checked: list[NodeState] = []
+        for node in inp.nodes:
+            status, reason = node_status_from_server(
+                statuses.get(node.physical_id) if node.physical_id else None
+            )
+            checked.append(with_status(node, status, reason))
+        changed = [
+            new
+            for new, old in zip(checked, inp.nodes, strict=True)
+            if (new.status, new.status_reason) != (old.status, old.status_reason)
+        ]
+        if changed:
+            await record_nodes(inp, changed, "NODE_CHECK")
+        return NodesOperationResult(nodes=checked, error=summarize_errors(checked, "check"))
+
+
+@workflow.defn(name="ClusterDeleteWorkflow")
+class ClusterDeleteWorkflow:
+    """Delete every node's server in parallel and wait until each is gone."""
+
+    @workflow.run
+    async def run(self, inp: NodesOperationInput) -> NodesOperationResult:
+        remaining: list[NodeState] = []
+        for batch in batches(inp.nodes):
+            workflow.set_current_details(
+                f"Deleting {len(inp.nodes)} node(s) of **{inp.cluster_name}**"
+            )
+            deleting = [with_status(n, NodeStatus.DELETING, "Deleting server") for n in batch]
+            await record_nodes(inp, deleting, "NODE_DELETE")
+            results = await asyncio.gather(*(self._delete(n) for n in deleting))
+            failed = [n for n in results if n is not None]
+            if failed:
+                await record_nodes(inp, failed, "NODE_DELETE")
+            remaining.extend(failed)
+        return NodesOperationResult(nodes=remaining, error=summarize_errors(remaining, "delete"))
+
+    async def _delete(self, node: NodeState) -> NodeState | None:
+        if not node.physical_id:
+            return None
+        try:
+            await workflow.execute_activity_method(
+                ComputeActivities.delete_server,
+                node.physical_id,
+                start_to_close_timeout=timedelta(seconds=60),
+                retry_policy=CLOUD_RETRY,
+                summary=f"delete server {node.name}",
+            )
+            await workflow.execute_activity_method(
+                ComputeActivities.wait_server_deleted,
+                node.physical_id,
+                start_to_close_timeout=timedelta(seconds=30),
+                schedule_to_close_timeout=SERVER_WAIT,
+                retry_policy=POLL_RETRY,
+                summary=f"wait for {node.name} gone",
+            )
+        except ActivityError as err:
+            return with_status(node, NodeStatus.ERROR, failure_reason(err))
+        return None
