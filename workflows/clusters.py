@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionChange, ActionName, ActionStatus
@@ -156,12 +158,7 @@ class ClusterWorkflow:
     @workflow.signal(name="lock")
     async def lock_signal(self, req: LockClusterRequest) -> None:
         """Signal twin of `lock`."""
-        try:
-            self._check_or_raise(lambda: ensure_can_lock(self.state))
-        except WardenError as err:
-            await self._record_rejected("lock", err)
-            return
-        await self._lock(req)
+        await self._guard_signal("lock", self._lock(req))
 
     @workflow.update(name="unlock")
     async def unlock(self, req: ClusterOperationRequest) -> OperationAccepted:
@@ -184,12 +181,7 @@ class ClusterWorkflow:
     @workflow.signal(name="unlock")
     async def unlock_signal(self, req: ClusterOperationRequest) -> None:
         """Signal twin of `unlock`."""
-        try:
-            self._check_or_raise(lambda: ensure_can_unlock(self.state))
-        except WardenError as err:
-            await self._record_rejected("unlock", err)
-            return
-        await self._unlock(req)
+        await self._guard_signal("unlock", self._unlock(req))
 
     @workflow.query(name="describe")
     def describe(self) -> ClusterState:
@@ -227,7 +219,8 @@ class ClusterWorkflow:
             self._validate(name, req)  # state may have moved since the validator ran
             self.recent.add(action_id)
             op = RunningOperation(action_id=action_id, name=name)
-            self.pending = op
+            # Busy now (validators refuse others); pending only once the row is written,
+            # so the main loop's RUNNING write never races this one.
             self.state = self.state.model_copy(update={"busy": op})
             if name == ActionName.CLUSTER_CREATE:
                 self._plan_nodes()
@@ -239,15 +232,22 @@ class ClusterWorkflow:
                 ),
                 summary=f"accept {name}",
             )
+            self.pending = op
             return OperationAccepted(action_id=action_id, status=ActionStatus.READY.value)
 
     async def _signalled(self, name: ActionName, req: ClusterOperationRequest) -> None:
+        await self._guard_signal(name.value.lower(), self._accept(name, req))
+
+    async def _guard_signal(self, what: str, handler: Awaitable[OperationAccepted]) -> None:
+        """Run a signal twin; a rejection is recorded as an event, never raised.
+
+        An ApplicationError escaping a signal handler would fail the whole entity
+        workflow, so signals record what the update twin would have answered.
+        """
         try:
-            self._validate(name, req)
-        except Exception as err:
-            await self._record_rejected(name.value.lower(), err)
-            return
-        await self._accept(name, req)
+            await handler
+        except ApplicationError as err:
+            await self._record_rejected(what, err.message)
 
     def _plan_nodes(self) -> None:
         spec, now = self.state.spec, workflow.now()
@@ -357,20 +357,14 @@ class ClusterWorkflow:
         self._show()
         return OperationAccepted(action_id=op.action_id, status=ActionStatus.SUCCEEDED.value)
 
-    async def _record_rejected(self, what: str, err: Exception) -> None:
-        message = str(err.message if isinstance(err, WardenError) else err)
+    async def _record_rejected(self, what: str, message: str) -> None:
         workflow.logger.warning(
             "signal %s to cluster %s rejected: %s", what, self.state.spec.cluster_id, message
         )
-        await record(
-            ChangeSet(
-                events=[
-                    self._event(
-                        f"signal:{what}", f"Signal rejected: {message}", EventLevel.WARNING, None
-                    )
-                ]
-            )
+        event = self._event(
+            f"signal:{what}", f"Signal rejected: {message}", EventLevel.WARNING, None
         )
+        await record(ChangeSet(events=[event]), summary=f"record rejected {what}")
 
     def _action(
         self,

