@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator
@@ -48,8 +47,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             pinger.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await pinger
+            # A ping stuck inside Temporal's (native) connect may ignore cancellation for
+            # a while; shutting down must not wait on it.
+            await asyncio.wait({pinger}, timeout=2)
             engine.dispose()
 
     app = FastAPI(

@@ -175,7 +175,9 @@ def process_specs(settings: Settings) -> list[ProcessSpec]:
 async def run_dev(settings: Settings) -> int:
     """Start everything, print where to look, supervise until Ctrl-C."""
     token = ensure_dev_token(settings)
-    supervisor = Supervisor(process_specs(settings), echo=print)
+    supervisor = Supervisor(
+        process_specs(settings), echo=print, pid_file=settings.var_dir / "dev-pids.json"
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -45,9 +46,12 @@ class _Running:
 class Supervisor:
     """Starts processes in their own process groups and keeps them running."""
 
-    def __init__(self, specs: list[ProcessSpec], echo: Callable[[str], None]) -> None:
+    def __init__(
+        self, specs: list[ProcessSpec], echo: Callable[[str], None], pid_file: Path | None = None
+    ) -> None:
         self._specs = specs
         self._echo = echo
+        self._pid_file = pid_file
         self._running: dict[str, _Running] = {}
         self._stopping = False
 
@@ -75,6 +79,8 @@ class Supervisor:
         if process.stdout is not None:
             running.pump = asyncio.create_task(self._pump(spec.name, process.stdout))
         logger.info("started %s (pid %s)", spec.name, process.pid)
+        self._running[spec.name] = running
+        self._write_pids()
         return running
 
     async def _pump(self, name: str, stream: asyncio.StreamReader) -> None:
@@ -140,6 +146,11 @@ class Supervisor:
     def pids(self) -> dict[str, int]:
         """Current pid of each process (for tests and status lines)."""
         return {name: r.process.pid for name, r in self._running.items()}
+
+    def _write_pids(self) -> None:
+        # Operators (and tests) find the current pids here after restarts.
+        if self._pid_file is not None:
+            self._pid_file.write_text(json.dumps(self.pids(), indent=2) + "\n")
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -47,6 +47,42 @@ class Settings(BaseSettings):
     simcloud_port: int = 8774
 
     health_check_interval_min: int = Field(60, ge=1)
+
+    # --- cloud (issue 3) ---
+    # Keystone credentials of the compute backend; the defaults reach the local simcloud.
+    # With OS_CLOUD set, that entry of clouds.yaml is used instead (activities/cloud/config.py).
+    cloud_name: str | None = Field(
+        None,
+        validation_alias=AliasChoices("OS_CLOUD", "WARDEN_CLOUD_NAME"),
+        description="clouds.yaml entry to use instead of the cloud_* credentials",
+    )
+    cloud_auth_url: str | None = Field(
+        None,
+        description="Keystone v3 URL; default http://<simcloud_host>:<simcloud_port>/identity/v3",
+    )
+    cloud_username: str = "warden"
+    cloud_password: SecretStr = SecretStr("warden-secret")
+    cloud_project_name: str = "demo"
+    cloud_user_domain_name: str = "Default"
+    cloud_project_domain_name: str = "Default"
+    cloud_application_credential_id: str | None = Field(
+        None, description="Use this application credential instead of username/password"
+    )
+    cloud_application_credential_secret: SecretStr | None = None
+    cloud_region_name: str | None = None
+    cloud_interface: str = Field("public", pattern="^(public|internal|admin)$")
+    cloud_verify: bool = True
+    cloud_ca_file: Path | None = None
+    cloud_timeout_s: float = Field(30.0, gt=0, le=600)
+    cloud_connect_timeout_s: float = Field(5.0, gt=0, le=120)
+    cloud_max_connections: int = Field(100, ge=1, le=10_000)
+    simcloud_notify_url: str | None = Field(
+        None, description="Where simcloud POSTs Nova-style notifications"
+    )
+    simcloud_build_latency_ms: int = Field(0, ge=0, le=3_600_000)
+    simcloud_action_latency_ms: int = Field(0, ge=0, le=3_600_000)
+    simcloud_max_limit: int = Field(1000, ge=0, description="Nova osapi_max_limit; 0 = none")
+    # --- end cloud (issue 3) ---
 
     @property
     def resolved_database_url(self) -> str:

@@ -10,14 +10,16 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
-from activities.cloud.session import CloudSession
+from sqlalchemy.engine import Engine
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 from temporalio.worker import Worker
 
+from activities.cloud import CloudConfig, CloudSession
 from activities.compute import ComputeActivities
 from config import Settings, get_settings
+from domain.errors import WardenError
 from healthcheck import HealthManager, configure, parse_uris, serve_health
 from store.db import make_engine, migrate
 from worker.registry import WORKFLOWS, build_activities
@@ -48,8 +50,8 @@ async def connect(settings: Settings, health: HealthManager, stop: asyncio.Event
     return None
 
 
-async def ping_forever(client: Client, health: HealthManager) -> None:
-    """Keep the Temporal connection check current (cached, not probed per request)."""
+async def ping_forever(client: Client, cloud: CloudSession, health: HealthManager) -> None:
+    """Keep the Temporal and cloud checks current (cached, not probed per request)."""
     while True:
         try:
             await client.service_client.check_health(timeout=timedelta(seconds=5))
@@ -57,7 +59,20 @@ async def ping_forever(client: Client, health: HealthManager) -> None:
             health.record_failure("temporal:connection", output=str(err))
         else:
             health.record_pass("temporal:connection")
+        await record_cloud_reachability(cloud, health)
         await asyncio.sleep(PING_INTERVAL_S)
+
+
+async def record_cloud_reachability(cloud: CloudSession, health: HealthManager) -> None:
+    """Record whether the compute API answers (Keystone auth + one small list call)."""
+    try:
+        await cloud.request(
+            "compute", "GET", "/servers/detail", params={"limit": "1"}, timeout_s=10
+        )
+    except WardenError as err:
+        health.record_failure("cloud:compute", output=err.message, component_type="component")
+    else:
+        health.record_pass("cloud:compute", component_type="component")
 
 
 async def run(settings: Settings) -> None:
@@ -79,8 +94,8 @@ async def run(settings: Settings) -> None:
         client = await connect(settings, health, stop)
         if client is None:
             return
-        async with CloudSession.from_settings(settings, health) as cloud:
-            await _serve(client, settings, engine, ComputeActivities(cloud.compute), health, stop)
+        async with CloudSession(CloudConfig.from_settings(settings)) as cloud:
+            await _serve(client, settings, engine, cloud, health, stop)
     finally:
         await health_server.close()
         engine.dispose()
@@ -89,8 +104,8 @@ async def run(settings: Settings) -> None:
 async def _serve(
     client: Client,
     settings: Settings,
-    engine: object,
-    compute: ComputeActivities,
+    engine: Engine,
+    cloud: CloudSession,
     health: HealthManager,
     stop: asyncio.Event,
 ) -> None:
@@ -99,11 +114,11 @@ async def _serve(
             client,
             task_queue=settings.task_queue,
             workflows=list(WORKFLOWS),
-            activities=build_activities(engine, compute),  # type: ignore[arg-type]
+            activities=build_activities(engine, ComputeActivities(cloud.compute)),
             activity_executor=executor,
             graceful_shutdown_timeout=timedelta(seconds=10),
         )
-        pinger = asyncio.create_task(ping_forever(client, health))
+        pinger = asyncio.create_task(ping_forever(client, cloud, health))
         logger.info(
             "worker polling task queue %r on %s", settings.task_queue, settings.temporal_address
         )

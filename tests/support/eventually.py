@@ -11,7 +11,10 @@ T = TypeVar("T")
 
 
 async def eventually(
-    probe: Callable[[], Awaitable[T]], *, timeout: float = 20.0, interval: float = 0.05,
+    probe: Callable[[], Awaitable[T | None]],
+    *,
+    timeout: float = 20.0,
+    interval: float = 0.05,
     what: str = "condition",
 ) -> T:
     """Await `probe()` until it returns a truthy value; fail with its last result."""

@@ -27,6 +27,8 @@ async def register_search_attributes(client: Client) -> None:
     await client.operator_service.add_search_attributes(
         AddSearchAttributesRequest(
             namespace=client.namespace,
-            search_attributes=dict.fromkeys(SEARCH_ATTRIBUTE_NAMES, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD),
+            search_attributes=dict.fromkeys(
+                SEARCH_ATTRIBUTE_NAMES, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+            ),
         )
     )

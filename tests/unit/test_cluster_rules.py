@@ -26,15 +26,19 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def state(**changes: object) -> ClusterState:
-    spec = ClusterSpec(cluster_id="c1", project_id="p", name="web", profile_id="pr",
-                       desired_capacity=2)
+    spec = ClusterSpec(
+        cluster_id="c1", project_id="p", name="web", profile_id="pr", desired_capacity=2
+    )
     base = ClusterState(spec=spec, created=True, status=ClusterStatus.ACTIVE)
     return base.model_copy(update=changes)
 
 
 def test_capacity_below_min_size_is_rejected_with_senlin_wording() -> None:
-    with pytest.raises(InvalidRequest, match=r"The target capacity \(0\) is less than the "
-                       r"cluster's min_size \(1\)\."):
+    with pytest.raises(
+        InvalidRequest,
+        match=r"The target capacity \(0\) is less than the "
+        r"cluster's min_size \(1\)\.",
+    ):
         validate_capacity(0, 1, -1)
 
 
@@ -89,11 +93,19 @@ def test_status_after_operations() -> None:
     assert status_after(ActionName.CLUSTER_CHECK, False, ClusterStatus.ACTIVE) == "WARNING"
 
 
-@pytest.mark.parametrize(("server", "node"), [
-    ("ACTIVE", NodeStatus.ACTIVE), ("active", NodeStatus.ACTIVE), ("SHUTOFF", NodeStatus.ERROR),
-    ("ERROR", NodeStatus.ERROR), ("PAUSED", NodeStatus.ERROR), (None, NodeStatus.ERROR),
-    ("BUILD", NodeStatus.CREATING), ("MIGRATING", NodeStatus.WARNING),
-])
+@pytest.mark.parametrize(
+    ("server", "node"),
+    [
+        ("ACTIVE", NodeStatus.ACTIVE),
+        ("active", NodeStatus.ACTIVE),
+        ("SHUTOFF", NodeStatus.ERROR),
+        ("ERROR", NodeStatus.ERROR),
+        ("PAUSED", NodeStatus.ERROR),
+        (None, NodeStatus.ERROR),
+        ("BUILD", NodeStatus.CREATING),
+        ("MIGRATING", NodeStatus.WARNING),
+    ],
+)
 def test_node_status_follows_server_status(server: str | None, node: NodeStatus) -> None:
     status, reason = node_status_from_server(server)
     assert status == node

@@ -8,12 +8,22 @@ from api.errors import status_of
 from domain import errors as e
 
 
-@pytest.mark.parametrize(("error", "code"), [
-    (e.InvalidRequest("x"), 400), (e.Unauthenticated("x"), 401), (e.Forbidden("x"), 403),
-    (e.NotFound("x"), 404), (e.BackendNotFound("x"), 404), (e.Conflict("x"), 409),
-    (e.BackendConflict("x"), 409), (e.PayloadTooLarge("x"), 413), (e.BackendError("x"), 502),
-    (e.BackendUnavailable("x"), 503), (e.TemporalUnavailable("x"), 503),
-])
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (e.InvalidRequest("x"), 400),
+        (e.Unauthenticated("x"), 401),
+        (e.Forbidden("x"), 403),
+        (e.NotFound("x"), 404),
+        (e.BackendNotFound("x"), 404),
+        (e.Conflict("x"), 409),
+        (e.BackendConflict("x"), 409),
+        (e.PayloadTooLarge("x"), 413),
+        (e.BackendError("x"), 502),
+        (e.BackendUnavailable("x"), 503),
+        (e.TemporalUnavailable("x"), 503),
+    ],
+)
 def test_every_domain_error_maps_to_its_http_status(error: e.WardenError, code: int) -> None:
     assert status_of(error)[0] == code
 

@@ -9,8 +9,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYERS = ["domain", "store", "workflows", "activities", "simcloud", "api", "worker", "cli",
-          "healthcheck", "config"]
+LAYERS = [
+    "domain",
+    "store",
+    "workflows",
+    "activities",
+    "simcloud",
+    "api",
+    "worker",
+    "cli",
+    "healthcheck",
+    "config",
+]
 #: Which of Warden's own packages each layer may import.
 ALLOWED: dict[str, set[str]] = {
     "domain": set(),

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -42,8 +43,11 @@ from worker.registry import WORKFLOWS
 from workflows.clusters import ClusterInput
 from workflows.search_attributes import warden_attributes
 
-PROFILE = {"type": "os.nova.server", "version": "1.0",
-           "properties": {"image": "cirros", "flavor": "m1.tiny"}}
+PROFILE = {
+    "type": "os.nova.server",
+    "version": "1.0",
+    "properties": {"image": "cirros", "flavor": "m1.tiny"},
+}
 
 
 @dataclass
@@ -69,8 +73,9 @@ class FakeCloud:
     async def wait_server_active(self, physical_id: str) -> ServerInfo:
         server = self.servers[physical_id]
         if server.status != "ACTIVE":
-            raise ApplicationError(f"Server {physical_id} went to ERROR", type="BackendError",
-                                   non_retryable=True)
+            raise ApplicationError(
+                f"Server {physical_id} went to ERROR", type="BackendError", non_retryable=True
+            )
         return server
 
     @activity.defn(name="delete_server")
@@ -83,8 +88,11 @@ class FakeCloud:
 
     @activity.defn(name="get_server_statuses")
     async def get_server_statuses(self, physical_ids: list[str]) -> ServerStatuses:
-        return ServerStatuses(statuses={
-            i: (self.servers[i].status if i in self.servers else None) for i in physical_ids})
+        return ServerStatuses(
+            statuses={
+                i: (self.servers[i].status if i in self.servers else None) for i in physical_ids
+            }
+        )
 
 
 @dataclass
@@ -94,22 +102,36 @@ class Harness:
     cloud: FakeCloud
     task_queue: str
 
-    async def create(self, desired: int = 2, history_limit: int | None = None,
-                     ) -> tuple[WorkflowHandle[object, object], str]:
+    async def create(
+        self,
+        desired: int = 2,
+        history_limit: int | None = None,
+    ) -> tuple[WorkflowHandle[object, object], str]:
         cluster_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
-        spec = ClusterSpec(cluster_id=cluster_id, project_id="p1", name="web",
-                           profile_id="prof", desired_capacity=desired)
-        start = WithStartWorkflowOperation(
+        spec = ClusterSpec(
+            cluster_id=cluster_id,
+            project_id="p1",
+            name="web",
+            profile_id="prof",
+            desired_capacity=desired,
+        )
+        start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
             "ClusterWorkflow",
-            ClusterInput(state=ClusterState(spec=spec, profile=PROFILE),
-                         history_limit=history_limit),
-            id=f"cluster:{cluster_id}", task_queue=self.task_queue,
+            ClusterInput(
+                state=ClusterState(spec=spec, profile=PROFILE), history_limit=history_limit
+            ),
+            id=f"cluster:{cluster_id}",
+            task_queue=self.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             search_attributes=warden_attributes("p1", "cluster", cluster_id, "INIT"),
         )
         accepted = await self.env.client.execute_update_with_start_workflow(
-            "create", ClusterOperationRequest(action_id=action_id),
-            start_workflow_operation=start, id=action_id, result_type=OperationAccepted)
+            "create",
+            ClusterOperationRequest(action_id=action_id),
+            start_workflow_operation=start,
+            id=action_id,
+            result_type=OperationAccepted,
+        )
         assert accepted.action_id == action_id
         handle = self.env.client.get_workflow_handle(f"cluster:{cluster_id}")
         await self.action_ends(action_id)
@@ -120,19 +142,19 @@ class Harness:
             with Session(self.engine) as s:
                 rec = s.get(ActionRecord, action_id)
                 return rec if rec and rec.status in ("SUCCEEDED", "FAILED") else None
+
         return await eventually(ended, what=f"action {action_id} ended")
 
     def rows(self, model: type, **where: object) -> list:  # type: ignore[type-arg]
         with Session(self.engine) as s:
-            query = select(model)
+            query: Any = select(model)
             for key, value in where.items():
                 query = query.where(getattr(model, key) == value)
             return list(s.exec(query))
 
 
 @pytest_asyncio.fixture
-async def harness(time_skipping_env: WorkflowEnvironment, tmp_path: Path
-                  ) -> AsyncIterator[Harness]:
+async def harness(time_skipping_env: WorkflowEnvironment, tmp_path: Path) -> AsyncIterator[Harness]:
     engine = make_engine(f"sqlite:///{tmp_path / 'w.db'}")
     migrate(engine)
     cloud = FakeCloud()
@@ -140,10 +162,17 @@ async def harness(time_skipping_env: WorkflowEnvironment, tmp_path: Path
     store = StoreActivities(engine)
     with ThreadPoolExecutor(4) as pool:
         async with Worker(
-            time_skipping_env.client, task_queue=queue, workflows=list(WORKFLOWS),
-            activities=[store.record_changes, cloud.create_server, cloud.wait_server_active,
-                        cloud.delete_server, cloud.wait_server_deleted,
-                        cloud.get_server_statuses],
+            time_skipping_env.client,
+            task_queue=queue,
+            workflows=list(WORKFLOWS),
+            activities=[
+                store.record_changes,
+                cloud.create_server,
+                cloud.wait_server_active,
+                cloud.delete_server,
+                cloud.wait_server_deleted,
+                cloud.get_server_statuses,
+            ],
             activity_executor=pool,
         ):
             yield Harness(time_skipping_env, engine, cloud, queue)
@@ -177,16 +206,21 @@ async def test_failed_server_fails_create_with_reason(harness: Harness) -> None:
 
 async def test_lock_rejects_delete_with_conflict_and_writes_no_history(harness: Harness) -> None:
     handle, cluster_id = await harness.create(desired=1)
-    await handle.execute_update("lock", LockClusterRequest(reason="patching", owner="ops"),
-                                result_type=OperationAccepted)
+    await handle.execute_update(
+        "lock", LockClusterRequest(reason="patching", owner="ops"), result_type=OperationAccepted
+    )
     with pytest.raises(WorkflowUpdateFailedError) as failed:
-        await handle.execute_update("delete", ClusterOperationRequest(),
-                                    result_type=OperationAccepted)
+        await handle.execute_update(
+            "delete", ClusterOperationRequest(), result_type=OperationAccepted
+        )
     cause = failed.value.cause
     assert isinstance(cause, ApplicationError) and cause.type == "Conflict"
     assert "locked by ops (patching)" in cause.message
-    accepted = [e async for e in handle.fetch_history_events()
-                if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED]
+    accepted = [
+        e
+        async for e in handle.fetch_history_events()
+        if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED
+    ]
     # create and lock only: a validator rejection is never written to history
     assert len(accepted) == 2
     [cluster] = harness.rows(ClusterRecord, id=cluster_id)
@@ -199,8 +233,10 @@ async def test_lock_signal_twin_locks_and_a_rejected_signal_is_recorded(harness:
     await handle.signal("lock", LockClusterRequest(reason="again", owner="app"))
 
     async def rejected() -> list[EventRecord]:
-        return [e for e in harness.rows(EventRecord, cluster_id=cluster_id)
-                if e.action == "signal:lock"]
+        return [
+            e for e in harness.rows(EventRecord, cluster_id=cluster_id) if e.action == "signal:lock"
+        ]
+
     [event] = await eventually(rejected, what="rejected signal event")
     assert "already locked" in event.status_reason and event.level == "WARNING"
     [cluster] = harness.rows(ClusterRecord, id=cluster_id)
@@ -210,14 +246,18 @@ async def test_lock_signal_twin_locks_and_a_rejected_signal_is_recorded(harness:
 async def test_retried_update_with_same_action_id_runs_once(harness: Harness) -> None:
     handle, cluster_id = await harness.create(desired=1)
     action_id = str(uuid.uuid4())
-    first = await handle.execute_update("check", ClusterOperationRequest(action_id=action_id),
-                                        id=action_id, result_type=OperationAccepted)
+    first = await handle.execute_update(
+        "check",
+        ClusterOperationRequest(action_id=action_id),
+        id=action_id,
+        result_type=OperationAccepted,
+    )
     await harness.action_ends(action_id)
-    again = await handle.execute_update("check", ClusterOperationRequest(action_id=action_id),
-                                        result_type=OperationAccepted)
+    again = await handle.execute_update(
+        "check", ClusterOperationRequest(action_id=action_id), result_type=OperationAccepted
+    )
     assert first.action_id == again.action_id == action_id
-    checks = [a for a in harness.rows(ActionRecord, target=cluster_id)
-              if a.name == "CLUSTER_CHECK"]
+    checks = [a for a in harness.rows(ActionRecord, target=cluster_id) if a.name == "CLUSTER_CHECK"]
     assert len(checks) == 1
 
 
@@ -225,8 +265,9 @@ async def test_check_marks_a_vanished_server_error(harness: Harness) -> None:
     handle, cluster_id = await harness.create(desired=2)
     [victim, _] = sorted(harness.rows(NodeRecord, cluster_id=cluster_id), key=lambda n: n.name)
     harness.cloud.servers.pop(victim.physical_id)
-    accepted = await handle.execute_update("check", ClusterOperationRequest(),
-                                           result_type=OperationAccepted)
+    accepted = await handle.execute_update(
+        "check", ClusterOperationRequest(), result_type=OperationAccepted
+    )
     action = await harness.action_ends(accepted.action_id)
     assert action.status == "FAILED"
     [node] = harness.rows(NodeRecord, id=victim.id)
@@ -242,28 +283,34 @@ async def test_continue_as_new_keeps_state_and_dedups_old_action_ids(harness: Ha
     for _ in range(3):
         action_id = str(uuid.uuid4())
         ids.append(action_id)
-        await handle.execute_update("check", ClusterOperationRequest(action_id=action_id),
-                                    result_type=OperationAccepted)
+        await handle.execute_update(
+            "check", ClusterOperationRequest(action_id=action_id), result_type=OperationAccepted
+        )
         await harness.action_ends(action_id)
 
     async def new_run() -> bool:
         return (await handle.describe()).run_id != first_run
+
     await eventually(new_run, what="continue-as-new")
     history = [e async for e in handle.fetch_history_events()]
     assert history[0].event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED
-    again = await handle.execute_update("check", ClusterOperationRequest(action_id=ids[0]),
-                                        result_type=OperationAccepted)
+    again = await handle.execute_update(
+        "check", ClusterOperationRequest(action_id=ids[0]), result_type=OperationAccepted
+    )
     assert again.action_id == ids[0]
     state = await handle.query("describe", result_type=ClusterState)
     assert state.created and len(state.nodes) == 1 and state.status == "ACTIVE"
-    assert len([a for a in harness.rows(ActionRecord, target=cluster_id)
-                if a.name == "CLUSTER_CHECK"]) == 3
+    assert (
+        len([a for a in harness.rows(ActionRecord, target=cluster_id) if a.name == "CLUSTER_CHECK"])
+        == 3
+    )
 
 
 async def test_delete_removes_servers_rows_and_ends_the_workflow(harness: Harness) -> None:
     handle, cluster_id = await harness.create(desired=2)
-    accepted = await handle.execute_update("delete", ClusterOperationRequest(),
-                                           result_type=OperationAccepted)
+    accepted = await handle.execute_update(
+        "delete", ClusterOperationRequest(), result_type=OperationAccepted
+    )
     action = await harness.action_ends(accepted.action_id)
     assert action.status == "SUCCEEDED"
     result = await handle.result()

@@ -1,0 +1,256 @@
+"""Nova compute client: servers and their actions, with idempotent create."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
+
+import httpx
+
+from activities.cloud.errors import json_body
+from activities.cloud.paging import next_marker
+from domain.errors import BackendError, BackendNotFound, InvalidRequest
+
+if TYPE_CHECKING:
+    from activities.cloud.session import CloudSession
+
+#: Server metadata key holding the caller's request id (makes create idempotent).
+REQUEST_ID_KEY = "warden_request_id"
+#: Nova microversion asked for: `locked` (2.9), `locked_reason` (2.73).
+MICROVERSION = "2.73"
+HEADERS = {
+    "OpenStack-API-Version": f"compute {MICROVERSION}",
+    "X-OpenStack-Nova-API-Version": MICROVERSION,
+}
+RebootType = Literal["SOFT", "HARD"]
+Networks = Literal["auto", "none"] | list[str]
+
+
+@dataclass(frozen=True)
+class Server:
+    """A server as Nova reports it."""
+
+    id: str
+    name: str
+    status: str
+    locked: bool = False
+    metadata: dict[str, str] = field(default_factory=dict)
+    #: Network name → IP addresses.
+    addresses: dict[str, list[str]] = field(default_factory=dict)
+    image_id: str | None = None
+    flavor: str | None = None
+    vm_state: str | None = None
+    task_state: str | None = None
+    power_state: int | None = None
+    locked_reason: str | None = None
+    created: str | None = None
+    updated: str | None = None
+    fault: str | None = None
+
+    @property
+    def request_id(self) -> str | None:
+        """The request id this server was created for, if Warden created it."""
+        return self.metadata.get(REQUEST_ID_KEY)
+
+    @property
+    def ip_addresses(self) -> list[str]:
+        """Every address of the server, network by network."""
+        return [ip for ips in self.addresses.values() for ip in ips]
+
+    @classmethod
+    def from_api(cls, data: Any) -> Server:
+        """Parse Nova's server JSON (any microversion from 2.1 on)."""
+        if not isinstance(data, dict) or "id" not in data:
+            raise BackendError("compute API returned a server without an id")
+        image, flavor, fault = data.get("image"), data.get("flavor"), data.get("fault")
+        addresses = {
+            str(net): [str(a.get("addr")) for a in entries if isinstance(a, dict)]
+            for net, entries in (data.get("addresses") or {}).items()
+        }
+        return cls(
+            id=str(data["id"]),
+            name=str(data.get("name", "")),
+            status=str(data.get("status", "UNKNOWN")),
+            locked=bool(data.get("locked", False)),
+            metadata={str(k): str(v) for k, v in (data.get("metadata") or {}).items()},
+            addresses=addresses,
+            image_id=image.get("id") if isinstance(image, dict) else None,
+            flavor=(flavor.get("original_name") or flavor.get("id"))
+            if isinstance(flavor, dict)
+            else None,
+            vm_state=data.get("OS-EXT-STS:vm_state"),
+            task_state=data.get("OS-EXT-STS:task_state"),
+            power_state=data.get("OS-EXT-STS:power_state"),
+            locked_reason=data.get("locked_reason"),
+            created=data.get("created"),
+            updated=data.get("updated"),
+            fault=fault.get("message") if isinstance(fault, dict) else None,
+        )
+
+
+def _path(server_id: str, suffix: str = "") -> str:
+    if not server_id:
+        raise InvalidRequest("a server id is required")
+    return f"/servers/{quote(server_id, safe='')}{suffix}"
+
+
+class ComputeClient:
+    """Nova v2.1 servers. Methods raise `domain.errors`, never httpx exceptions."""
+
+    def __init__(self, session: CloudSession) -> None:
+        self._session = session
+
+    async def _call(
+        self, method: str, path: str, *, json: Any = None, params: dict[str, str] | None = None
+    ) -> httpx.Response:
+        return await self._session.request(
+            "compute", method, path, json=json, params=params, headers=HEADERS
+        )
+
+    async def version(self) -> str:
+        """The newest microversion the compute API offers (a cheap reachability check)."""
+        response = await self._call("GET", "/")
+        doc = json_body(response, "compute GET version", "version")
+        if not isinstance(doc, dict):
+            raise BackendError("compute API answered an unreadable version document")
+        return str(doc.get("version") or doc.get("id") or "")
+
+    async def create_server(
+        self,
+        name: str,
+        image: str,
+        flavor: str,
+        metadata: Mapping[str, str] | None = None,
+        request_id: str | None = None,
+        networks: Networks = "auto",
+    ) -> Server:
+        """Create a server, or return the one an earlier try with `request_id` made.
+
+        The request id is stored in the server's metadata (`warden_request_id`), so a
+        retried activity finds its server instead of making a second one.
+        """
+        meta = dict(metadata or {})
+        if request_id is not None:
+            meta[REQUEST_ID_KEY] = request_id
+            existing = await self.find_server(name, request_id)
+            if existing is not None:
+                return existing
+        nets: Any = networks if isinstance(networks, str) else [{"uuid": n} for n in networks]
+        server = {"name": name, "imageRef": image, "flavorRef": flavor, "metadata": meta}
+        response = await self._call(
+            "POST", "/servers", json={"server": server | {"networks": nets}}
+        )
+        created = json_body(response, "compute POST /servers", "server")
+        if not isinstance(created, dict) or "id" not in created:
+            raise BackendError("compute API created a server without telling its id")
+        return await self.get_server(str(created["id"]))
+
+    async def find_server(self, name: str, request_id: str) -> Server | None:
+        """The live server named `name` created for `request_id`, if any."""
+        for server in await self.list_servers(name=f"^{re.escape(name)}$"):
+            if server.request_id == request_id and server.status != "DELETED":
+                return server
+        return None
+
+    async def get_server(self, server_id: str) -> Server:
+        """One server; `BackendNotFound` when it does not exist (any more)."""
+        response = await self._call("GET", _path(server_id))
+        return Server.from_api(json_body(response, f"compute GET server {server_id}", "server"))
+
+    async def list_servers(
+        self,
+        *,
+        name: str | None = None,
+        status: str | None = None,
+        changes_since: datetime | None = None,
+        metadata: Mapping[str, str] | None = None,
+        page_size: int | None = None,
+        **filters: str,
+    ) -> list[Server]:
+        """Every server matching Nova's filters, following pages.
+
+        Args:
+            name: A regular expression (Nova matches it anywhere in the name).
+            status: `ACTIVE`, `SHUTOFF`, `ERROR`, ...
+            changes_since: Only servers changed since then (deleted ones included).
+            metadata: Key/values every returned server must carry (checked here: Nova
+                has no metadata filter for servers).
+            page_size: `limit` per request; the cloud's own maximum when None.
+            **filters: Other Nova filters passed as they are (`image`, `flavor`, `ip`).
+        """
+        params = dict(filters)
+        if name is not None:
+            params["name"] = name
+        if status is not None:
+            params["status"] = status
+        if changes_since is not None:
+            params["changes-since"] = changes_since.isoformat()
+        if page_size is not None:
+            params["limit"] = str(page_size)
+        servers: list[Server] = []
+        while True:
+            response = await self._call("GET", "/servers/detail", params=params)
+            body = json_body(response, "compute GET /servers/detail")
+            page = body.get("servers") if isinstance(body, dict) else None
+            if not isinstance(page, list):
+                raise BackendError("compute API listed servers without 'servers'")
+            servers.extend(Server.from_api(item) for item in page)
+            marker = next_marker(body.get("servers_links")) if page else None
+            if marker is None:
+                break
+            params["marker"] = marker
+        wanted = dict(metadata or {})
+        return [s for s in servers if all(s.metadata.get(k) == v for k, v in wanted.items())]
+
+    async def delete_server(self, server_id: str) -> bool:
+        """Delete a server; False when it was already gone (deleting twice is fine)."""
+        try:
+            await self._call("DELETE", _path(server_id))
+        except BackendNotFound:
+            return False
+        return True
+
+    async def _action(self, server_id: str, body: dict[str, Any]) -> httpx.Response:
+        return await self._call("POST", _path(server_id, "/action"), json=body)
+
+    async def reboot(self, server_id: str, reboot_type: RebootType = "SOFT") -> None:
+        """Reboot (SOFT needs an ACTIVE server; HARD also works from SHUTOFF, PAUSED, ERROR)."""
+        await self._action(server_id, {"reboot": {"type": reboot_type}})
+
+    async def rebuild(self, server_id: str, image: str | None = None) -> Server:
+        """Rebuild from `image` (default: the server's current image)."""
+        if image is None:
+            image = (await self.get_server(server_id)).image_id
+            if not image:
+                raise InvalidRequest(f"server {server_id} has no image to rebuild from")
+        response = await self._action(server_id, {"rebuild": {"imageRef": image}})
+        return Server.from_api(json_body(response, f"compute rebuild {server_id}", "server"))
+
+    async def start(self, server_id: str) -> None:
+        """Power on a SHUTOFF server (`os-start`)."""
+        await self._action(server_id, {"os-start": None})
+
+    async def stop(self, server_id: str) -> None:
+        """Power off an ACTIVE or ERROR server (`os-stop`)."""
+        await self._action(server_id, {"os-stop": None})
+
+    async def pause(self, server_id: str) -> None:
+        """Pause an ACTIVE server."""
+        await self._action(server_id, {"pause": None})
+
+    async def unpause(self, server_id: str) -> None:
+        """Unpause a PAUSED server."""
+        await self._action(server_id, {"unpause": None})
+
+    async def lock(self, server_id: str, reason: str | None = None) -> None:
+        """Lock a server: every other action then gets 409 until `unlock`."""
+        args = {"locked_reason": reason} if reason is not None else None
+        await self._action(server_id, {"lock": args})
+
+    async def unlock(self, server_id: str) -> None:
+        """Unlock a server."""
+        await self._action(server_id, {"unlock": None})

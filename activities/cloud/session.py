@@ -1,0 +1,121 @@
+"""`CloudSession`: one pooled httpx client, one Keystone token, the service clients.
+
+An activities class holds one session for the worker's lifetime::
+
+    session = CloudSession(CloudConfig.from_settings(settings))
+    server = await session.compute.create_server("web-1", "cirros", "m1.small",
+                                                 request_id=activity_id)
+    ...
+    await session.aclose()
+"""
+
+from __future__ import annotations
+
+import ssl
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from activities.cloud.auth import KeystoneAuth
+from activities.cloud.compute import ComputeClient
+from activities.cloud.config import CloudConfig
+from activities.cloud.errors import error_for_transport, raise_for_response
+from activities.cloud.loadbalancer import LoadBalancerClient
+from activities.cloud.messaging import MessagingClient
+
+
+def _verify(config: CloudConfig) -> ssl.SSLContext | bool:
+    if config.ca_file is not None:
+        return ssl.create_default_context(cafile=str(config.ca_file))
+    return config.verify
+
+
+class CloudSession:
+    """Authenticated access to one cloud's compute, messaging and load-balancer APIs."""
+
+    def __init__(
+        self, config: CloudConfig, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
+        """Create the session; nothing is sent before the first call.
+
+        Args:
+            config: Credentials and transport options.
+            transport: An httpx transport to use instead of the network (tests).
+        """
+        self.config = config
+        timeout = httpx.Timeout(config.timeout_s, connect=config.connect_timeout_s)
+        limits = httpx.Limits(
+            max_connections=config.max_connections,
+            max_keepalive_connections=min(config.max_connections, 20),
+        )
+        self._http = httpx.AsyncClient(
+            timeout=timeout,
+            limits=limits,
+            verify=_verify(config),
+            transport=transport,
+            headers={"Accept": "application/json", "User-Agent": "warden-cloud-driver/1.0"},
+        )
+        self.auth = KeystoneAuth(config, self._http)
+        self.compute = ComputeClient(self)
+        self.messaging = MessagingClient(self)
+        self.loadbalancer = LoadBalancerClient(self)
+
+    async def endpoint(self, service_type: str) -> str:
+        """The catalog URL of `service_type` for the configured interface and region."""
+        token = await self.auth.token()
+        return token.endpoint(service_type, self.config.interface, self.config.region_name)
+
+    async def request(
+        self,
+        service_type: str,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        timeout_s: float | None = None,
+    ) -> httpx.Response:
+        """Call `path` under the service's endpoint; the one door to the cloud.
+
+        A 401 drops the cached token and the call is repeated once with a new one.
+        Every failure comes out as a `domain.errors` exception.
+        """
+        what = f"{service_type} {method} {path}"
+        send_timeout = httpx.Timeout(timeout_s) if timeout_s is not None else self._http.timeout
+        for attempt in (1, 2):
+            token = await self.auth.token()
+            url = token.endpoint(service_type, self.config.interface, self.config.region_name)
+            try:
+                response = await self._http.request(
+                    method,
+                    url + path,
+                    json=json,
+                    params=params,
+                    headers={"X-Auth-Token": token.value, **(headers or {})},
+                    timeout=send_timeout,
+                )
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                raise error_for_transport(exc, what) from None
+            if response.status_code == 401 and attempt == 1:
+                self.auth.invalidate(token.value)
+                continue
+            raise_for_response(response, what)
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def aclose(self) -> None:
+        """Close every pooled connection."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> CloudSession:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,262 @@
+"""Nova compute v2.1: servers and their actions (subset, Nova 2.73 shapes)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+
+from simcloud.errors import ModelT, SimError, bad_request, describe, read_body
+from simcloud.identity import AuthToken, base_url
+from simcloud.listing import select
+from simcloud.notifications import notifier_of
+from simcloud.servers import (
+    check_action,
+    live,
+    mark_deleted,
+    new_server,
+    start_action,
+    to_json,
+    to_json_text,
+)
+from simcloud.state import ServerRecord, SimState, state_of
+
+router = APIRouter(prefix="/compute/v2.1")
+
+MetaKey = Annotated[StrictStr, Field(min_length=1, max_length=255, pattern=r"^[\w.:\- ]+$")]
+MetaValue = Annotated[StrictStr, Field(max_length=255)]
+Metadata = Annotated[dict[MetaKey, MetaValue], Field(max_length=128)]
+Text = Annotated[StrictStr, Field(max_length=255)]
+
+
+class ServerCreate(BaseModel):
+    """Nova's `server` object for create (the keys simcloud understands)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[StrictStr, Field(min_length=1, max_length=255)]
+    imageRef: Annotated[StrictStr, Field(min_length=1, max_length=255)]  # noqa: N815 - Nova's key
+    flavorRef: Annotated[StrictStr, Field(min_length=1, max_length=255)] | StrictInt  # noqa: N815
+    metadata: Metadata = Field(default_factory=dict)
+    networks: Literal["auto", "none"] | list[dict[str, StrictStr]] | None = None
+    key_name: Text | None = None
+    availability_zone: Text | None = None
+    user_data: Annotated[StrictStr, Field(max_length=65535)] | None = None
+    security_groups: list[dict[str, StrictStr]] | None = None
+    description: Text | None = None
+    config_drive: StrictBool | None = None
+    adminPass: Text | None = None  # noqa: N815
+    tags: Annotated[list[Annotated[StrictStr, Field(max_length=60)]], Field(max_length=50)] = []
+    min_count: Annotated[StrictInt, Field(ge=1, le=1)] = 1
+    max_count: Annotated[StrictInt, Field(ge=1, le=1)] = 1
+
+    @field_validator("name")
+    @classmethod
+    def _no_outer_space(cls, value: str) -> str:
+        if value.strip() != value:
+            raise ValueError("name may not have leading or trailing whitespace")
+        return value
+
+
+class ServerCreateBody(BaseModel):
+    """`POST /servers` body."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    server: ServerCreate
+    scheduler_hints: dict[str, Any] | None = Field(None, alias="os:scheduler_hints")
+
+
+class Rebuild(BaseModel):
+    """`rebuild` action arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    imageRef: Annotated[StrictStr, Field(min_length=1, max_length=255)]  # noqa: N815
+    name: Annotated[StrictStr, Field(min_length=1, max_length=255)] | None = None
+    metadata: Metadata | None = None
+    adminPass: Text | None = None  # noqa: N815
+    description: Text | None = None
+    preserve_ephemeral: StrictBool | None = None
+
+
+class Reboot(BaseModel):
+    """`reboot` action arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["SOFT", "Soft", "soft", "HARD", "Hard", "hard"]
+
+
+class Lock(BaseModel):
+    """`lock` action arguments (microversion 2.73)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    locked_reason: Text | None = None
+
+
+NULL_ACTIONS = ("os-start", "os-stop", "pause", "unpause", "unlock")
+
+
+def dumps(payload: dict[str, Any], status_code: int = 200) -> Response:
+    """Compact JSON without FastAPI's encoder (ten thousand servers stay cheap)."""
+    body = json.dumps(payload, separators=(",", ":"))
+    return Response(body, status_code=status_code, media_type="application/json")
+
+
+@router.get("/")
+async def version(request: Request, _: AuthToken) -> Response:
+    """Nova's version document for v2.1 (the driver's reachability check)."""
+    link = {"rel": "self", "href": f"{base_url(request)}/compute/v2.1/"}
+    doc = {"id": "v2.1", "status": "CURRENT", "version": "2.73", "min_version": "2.1"}
+    return dumps({"version": doc | {"updated": "2013-07-23T11:33:21Z", "links": [link]}})
+
+
+@router.post("/servers", status_code=202)
+async def create_server(request: Request, _: AuthToken) -> Response:
+    """Nova create: 202 with the new id; BUILD until the build latency has passed."""
+    body = (await read_body(request, ServerCreateBody)).server
+    record = new_server(
+        state_of(request), body.name, body.imageRef, str(body.flavorRef), body.metadata
+    )
+    url = f"{base_url(request)}/compute/v2.1/servers/{record.id}"
+    server = {
+        "id": record.id,
+        "links": [{"rel": "self", "href": url}],
+        "OS-DCF:diskConfig": "MANUAL",
+        "security_groups": [{"name": "default"}],
+        "adminPass": body.adminPass or secrets.token_urlsafe(9),
+    }
+    return JSONResponse({"server": server}, status_code=202, headers={"Location": url})
+
+
+@router.get("/servers")
+async def list_servers(request: Request, _: AuthToken) -> Response:
+    """Nova list: ids, names and links."""
+    base = base_url(request)
+    page, more = select(state_of(request), request.query_params)
+    body: dict[str, Any] = {
+        "servers": [{"id": r.id, "name": r.name, "links": to_json(r, base)["links"]} for r in page]
+    }
+    if page and more:
+        body["servers_links"] = _next_links(request, page[-1].id)
+    return dumps(body)
+
+
+@router.get("/servers/detail")
+async def list_servers_detail(request: Request, _: AuthToken) -> Response:
+    """Nova detail list with filters (`name` regex, `status`, `changes-since`, ...)."""
+    base = base_url(request)
+    page, more = select(state_of(request), request.query_params)
+    links = _next_links(request, page[-1].id) if page and more else None
+    # Servers are spliced in as cached JSON text: a 10,000-server page costs a join.
+    parts = ['{"servers":[', ",".join(to_json_text(r, base) for r in page), "]"]
+    if links is not None:
+        parts.append(',"servers_links":' + json.dumps(links))
+    parts.append("}")
+    return Response("".join(parts), media_type="application/json")
+
+
+def _next_links(request: Request, marker: str) -> list[dict[str, str]]:
+    query = dict(request.query_params) | {"marker": marker}
+    href = f"{base_url(request)}{request.url.path}?{urlencode(query)}"
+    return [{"rel": "next", "href": href}]
+
+
+@router.get("/servers/{server_id}")
+async def show_server(request: Request, server_id: str, _: AuthToken) -> Response:
+    """Nova show: 404 for unknown or fully deleted servers."""
+    record = live(state_of(request), server_id)
+    return dumps({"server": to_json(record, base_url(request))})
+
+
+@router.delete("/servers/{server_id}", status_code=204)
+async def delete_server(request: Request, server_id: str, _: AuthToken) -> Response:
+    """Nova delete: DELETED for the action latency, then 404; 409 when locked."""
+    state = state_of(request)
+    record = live(state, server_id)
+    if record.vm_state != "deleted":
+        check_action(record, "delete")
+        mark_deleted(state, record)
+        notifier_of(request).emit("compute.instance.shutdown.end", record, "deleted", _delay(state))
+    return Response(status_code=204)
+
+
+def _delay(state: SimState) -> float:
+    return state.config.action_latency_ms / 1000
+
+
+@router.post("/servers/{server_id}/action", status_code=202)
+async def server_action(request: Request, server_id: str, _: AuthToken) -> Response:
+    """Nova server actions: reboot, rebuild, os-start, os-stop, pause, unpause, lock, unlock."""
+    state = state_of(request)
+    try:
+        body = json.loads(await request.body() or b"null")
+    except ValueError as exc:
+        raise bad_request("Malformed request body") from exc
+    if not isinstance(body, dict) or len(body) != 1:
+        raise bad_request("Exactly one server action must be given")
+    ((action, args),) = body.items()
+    record = live(state, server_id)
+    if record.vm_state == "deleted":
+        raise SimError(409, f"Cannot '{action}' instance {server_id} while it is being deleted")
+    return _dispatch(request, state, record, action, args)
+
+
+def _dispatch(
+    request: Request, state: SimState, record: ServerRecord, action: str, args: Any
+) -> Response:
+    if action in NULL_ACTIONS:
+        if args is not None:
+            raise bad_request(f"Invalid input for field/attribute {action}. Value: {args!r}")
+        rule = action
+    elif action == "reboot":
+        rule = "reboot_" + _parse(Reboot, args, action).type.lower()
+    elif action == "rebuild":
+        rule = "rebuild"
+    elif action == "lock":
+        reason = _parse(Lock, args or {}, action).locked_reason
+        check_action(record, "lock")
+        record.locked, record.locked_reason = True, reason
+        return Response(status_code=202)
+    else:
+        raise bad_request(f"There is no such action: {action}")
+    rebuild = _parse(Rebuild, args, action) if rule == "rebuild" else None
+    check_action(record, rule)
+    if rule == "unlock":
+        record.locked, record.locked_reason = False, None
+        return Response(status_code=202)
+    task = start_action(state, record, rule)
+    if rebuild is not None:
+        record.image_ref = rebuild.imageRef
+        if rebuild.metadata is not None:
+            record.metadata = dict(rebuild.metadata)
+        if rebuild.name is not None:
+            state.rename(record, rebuild.name)
+    if task.event is not None:
+        notifier_of(request).emit(task.event, record, task.vm_state, _delay(state))
+    if rebuild is not None:
+        return dumps({"server": to_json(record, base_url(request))}, status_code=202)
+    return Response(status_code=202)
+
+
+def _parse(model: type[ModelT], args: Any, action: str) -> ModelT:
+    try:
+        return model.model_validate(args)
+    except ValidationError as exc:
+        raise bad_request(f"{action}: {describe(exc)}") from exc

@@ -1,0 +1,140 @@
+"""Fault injection: broken servers that stay broken until cured, and a flaky API."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from simcloud.errors import SimError, error_body, read_body, style_for
+from simcloud.identity import base_url
+from simcloud.notifications import notifier_of
+from simcloud.servers import live, to_json
+from simcloud.state import ApiFaults, Fault, SimState, state_of
+
+router = APIRouter(prefix="/sim")
+
+FaultKind = Literal["shutoff", "error", "pause", "app_failing", "lb_offline", "vanish"]
+#: Actions that may cure a fault; START and UNPAUSE are simcloud extensions.
+Cure = Literal["REBOOT", "REBUILD", "RECREATE", "START", "UNPAUSE"]
+#: kind → (vm_state the server is held in, notification emitted)
+EFFECTS: dict[str, tuple[str | None, str | None]] = {
+    "shutoff": ("stopped", "compute.instance.power_off.end"),
+    "error": ("error", "compute.instance.rebuild.error"),
+    "pause": ("paused", "compute.instance.pause.end"),
+    "app_failing": (None, None),
+    "lb_offline": (None, None),
+    "vanish": (None, "compute.instance.soft_delete.end"),
+}
+OPENSTACK_PREFIXES = ("/identity", "/compute", "/messaging", "/load-balancer")
+
+
+class FaultRequest(BaseModel):
+    """`POST /sim/servers/{server_id}/fault` body."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: FaultKind
+    cured_by: Annotated[list[Cure], Field(min_length=1, max_length=5)] = [
+        "REBOOT",
+        "REBUILD",
+        "RECREATE",
+    ]
+
+
+class ApiFaultRequest(BaseModel):
+    """`POST /sim/api-faults` body; `error_rate` 0 turns errors off."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error_rate: float = Field(0.0, ge=0.0, le=1.0)
+    status: int = Field(503, ge=400, le=599)
+    latency_ms: int = Field(0, ge=0, le=60_000)
+
+
+def _fault_json(fault: Fault | None) -> dict[str, Any] | None:
+    return None if fault is None else {"kind": fault.kind, "cured_by": list(fault.cured_by)}
+
+
+@router.post("/servers/{server_id}/fault")
+async def inject_fault(request: Request, server_id: str) -> Response:
+    """Break a server; shutoff/error/pause hold it in SHUTOFF/ERROR/PAUSED until cured."""
+    state = state_of(request)
+    body = await read_body(request, FaultRequest)
+    record = live(state, server_id)
+    if record.vm_state == "deleted":
+        raise SimError(409, f"Instance {server_id} is being deleted")
+    vm_state, event = EFFECTS[body.kind]
+    now = state.now()
+    if body.kind == "vanish":
+        state.drop_server(server_id)
+        notifier_of(request).emit("compute.instance.soft_delete.end", record, "soft-delete")
+        return JSONResponse({"server": None, "fault": {"kind": "vanish"}})
+    record.fault = Fault(body.kind, tuple(body.cured_by))
+    record.updated_at = now
+    if vm_state is not None:
+        record.task = None
+        record.vm_state = vm_state
+    if event is not None:
+        notifier_of(request).emit(event, record, record.vm_state)
+    server = to_json(record, base_url(request))
+    return JSONResponse({"server": server, "fault": _fault_json(record.fault)})
+
+
+@router.get("/servers/{server_id}/fault")
+async def show_fault(request: Request, server_id: str) -> Response:
+    """The fault a server carries, or null."""
+    record = live(state_of(request), server_id)
+    return JSONResponse({"fault": _fault_json(record.fault)})
+
+
+@router.delete("/servers/{server_id}/fault", status_code=204)
+async def clear_fault(request: Request, server_id: str) -> Response:
+    """Forget a fault without curing its effects (the server keeps its status)."""
+    live(state_of(request), server_id).fault = None
+    return Response(status_code=204)
+
+
+@router.post("/api-faults")
+async def set_api_faults(request: Request) -> Response:
+    """Make the OpenStack APIs slow and/or fail a fraction of calls."""
+    body = await read_body(request, ApiFaultRequest)
+    state = state_of(request)
+    state.api_faults = ApiFaults(body.error_rate, body.status, body.latency_ms)
+    return JSONResponse(body.model_dump())
+
+
+@router.get("/api-faults")
+async def show_api_faults(request: Request) -> Response:
+    """The flaky-API settings in force."""
+    faults = state_of(request).api_faults
+    return JSONResponse(
+        {"error_rate": faults.error_rate, "status": faults.status, "latency_ms": faults.latency_ms}
+    )
+
+
+class ApiFaultMiddleware:
+    """Applies `/sim/api-faults` to the OpenStack routes, never to `/sim/*`."""
+
+    def __init__(self, app: ASGIApp, state: SimState) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope.get("path", "")
+        if scope["type"] != "http" or not path.startswith(OPENSTACK_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        faults = self.state.api_faults
+        if faults.latency_ms:
+            await asyncio.sleep(faults.latency_ms / 1000)
+        if faults.error_rate and self.state.rng.random() < faults.error_rate:
+            body = error_body(faults.status, "Simulated API fault", style_for(path))
+            response = JSONResponse(body, status_code=faults.status)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)

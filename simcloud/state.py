@@ -1,0 +1,195 @@
+"""The in-memory world of one simcloud: servers, tokens, queues, pools, faults.
+
+Nothing here sleeps or runs in the background: a server's transitional status is a
+`Task` with a completion time, settled lazily whenever the server is read, so ten
+thousand idle servers cost nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.requests import Request
+
+from simcloud.config import SimConfig
+
+
+def isotime(epoch: float) -> str:
+    """Nova's timestamp format (`2024-05-01T12:00:00Z`)."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(slots=True)
+class Fault:
+    """An injected failure that persists until one of `cured_by` is applied."""
+
+    kind: str
+    cured_by: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Task:
+    """A transition in progress: shown as `status` until `done_at`, then `vm_state`."""
+
+    task_state: str
+    status: str
+    done_at: float
+    vm_state: str
+    #: Notification to emit when the task completes (fired by the notifier's timer).
+    event: str | None = None
+
+
+@dataclass(slots=True)
+class ServerRecord:
+    """One server, in Nova's words (vm_state, task_state, power_state)."""
+
+    id: str
+    name: str
+    image_ref: str
+    flavor_ref: str
+    metadata: dict[str, str]
+    project_id: str
+    user_id: str
+    address: str
+    created_at: float
+    updated_at: float
+    vm_state: str = "building"
+    task: Task | None = None
+    locked: bool = False
+    locked_reason: str | None = None
+    fault: Fault | None = None
+    deleted_until: float | None = None
+    #: JSON members that never change, built once (cheap `detail` lists).
+    static: dict[str, Any] = field(default_factory=dict)
+    #: (fields it was built from, metadata object, JSON text) of the last serialization.
+    cached_json: tuple[tuple[Any, ...], dict[str, str], str] | None = None
+
+
+@dataclass(slots=True)
+class Token:
+    """An issued Keystone token."""
+
+    value: str
+    user_id: str
+    project_id: str
+    expires_at: float
+    methods: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class QueuedMessage:
+    """A Zaqar message; it disappears once `age >= ttl`."""
+
+    seq: int
+    id: str
+    body: Any
+    ttl: int
+    client_id: str
+    created_at: float
+
+
+@dataclass(slots=True)
+class MemberRecord:
+    """An Octavia pool member added through the API."""
+
+    id: str
+    pool_id: str
+    name: str
+    address: str
+    protocol_port: int
+    weight: int
+    admin_state_up: bool
+    created_at: float
+
+
+@dataclass(slots=True)
+class ApiFaults:
+    """Flaky-API settings applied to the OpenStack routes (not to `/sim/*`)."""
+
+    error_rate: float = 0.0
+    status: int = 503
+    latency_ms: int = 0
+
+
+class SimState:
+    """Everything one simcloud knows; reset between tests with `reset()`."""
+
+    def __init__(self, config: SimConfig) -> None:
+        self.config = config
+        self.project_id = uuid.uuid5(uuid.NAMESPACE_DNS, f"{config.project_name}.project").hex
+        self.user_id = uuid.uuid5(uuid.NAMESPACE_DNS, f"{config.username}.user").hex
+        self.rng = random.Random(config.seed)
+        self.clock_offset = 0.0
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every server, token, message, member and fault."""
+        self.servers: dict[str, ServerRecord] = {}
+        self.by_name: dict[str, set[str]] = {}
+        self.by_address: dict[str, str] = {}
+        self.tokens: dict[str, Token] = {}
+        self.queues: dict[str, deque[QueuedMessage]] = {}
+        self.members: dict[str, dict[str, MemberRecord]] = {}
+        self.api_faults = ApiFaults()
+        self.address_seq = 10
+        self.message_seq = 0
+        self.clock_offset = 0.0
+
+    def now(self) -> float:
+        """Simulated wall clock (epoch seconds); `/sim/clock` moves it forward."""
+        return time.time() + self.clock_offset
+
+    def next_address(self) -> str:
+        """A fresh fixed IPv4 address in 10.0.0.0/8."""
+        n = self.address_seq
+        self.address_seq += 1
+        return f"10.{(n >> 16) & 255}.{(n >> 8) & 255}.{n & 255}"
+
+    def add_server(self, record: ServerRecord) -> None:
+        """Index a new server by id, name and address."""
+        self.servers[record.id] = record
+        self.by_name.setdefault(record.name, set()).add(record.id)
+        self.by_address[record.address] = record.id
+
+    def drop_server(self, server_id: str) -> None:
+        """Remove a server from every index (it now answers 404)."""
+        record = self.servers.pop(server_id, None)
+        if record is None:
+            return
+        ids = self.by_name.get(record.name)
+        if ids is not None:
+            ids.discard(server_id)
+            if not ids:
+                del self.by_name[record.name]
+        if self.by_address.get(record.address) == server_id:
+            del self.by_address[record.address]
+
+    def rename(self, record: ServerRecord, name: str) -> None:
+        """Change a server's name, keeping the name index right."""
+        ids = self.by_name.get(record.name)
+        if ids is not None:
+            ids.discard(record.id)
+            if not ids:
+                del self.by_name[record.name]
+        record.name = name
+        self.by_name.setdefault(name, set()).add(record.id)
+
+    def pool_ids(self) -> set[str]:
+        """Pools that exist: those with API members or named in server metadata."""
+        pools = set(self.members)
+        pools.update(
+            s.metadata["lb_pool_id"] for s in self.servers.values() if "lb_pool_id" in s.metadata
+        )
+        return pools
+
+
+def state_of(request: Request) -> SimState:
+    """The simcloud state of the app serving `request`."""
+    state: SimState = request.app.state.sim
+    return state

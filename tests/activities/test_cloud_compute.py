@@ -1,0 +1,157 @@
+"""Driver compute calls against simcloud over HTTP: every action, idempotence, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from activities.cloud import REQUEST_ID_KEY, CloudSession, Server
+from domain.errors import BackendConflict, BackendNotFound, InvalidRequest
+from tests.support.simcloud_server import SimControl
+
+
+async def make(cloud: CloudSession, name: str = "web-1", request_id: str = "req-1") -> Server:
+    return await cloud.compute.create_server(
+        name, "cirros", "m1.small", {"role": "web"}, request_id=request_id
+    )
+
+
+async def status(cloud: CloudSession, server_id: str) -> str:
+    return (await cloud.compute.get_server(server_id)).status
+
+
+async def test_create_server_returns_the_typed_server(cloud: CloudSession) -> None:
+    server = await make(cloud)
+
+    assert server.name == "web-1"
+    assert server.status == "ACTIVE"
+    assert server.metadata == {"role": "web", REQUEST_ID_KEY: "req-1"}
+    assert server.request_id == "req-1"
+    assert server.image_id == "cirros"
+    assert server.flavor == "m1.small"
+    assert server.locked is False
+    assert len(server.ip_addresses) == 1
+
+
+async def test_retried_create_finds_the_server_it_already_made(
+    cloud: CloudSession, sim: SimControl
+) -> None:
+    first = await make(cloud)
+    retried = await make(cloud)
+    other = await make(cloud, request_id="req-2")
+
+    assert retried.id == first.id
+    assert other.id != first.id
+    assert (await sim.state())["servers"] == 2
+
+
+async def test_create_without_request_id_always_creates(cloud: CloudSession) -> None:
+    one = await cloud.compute.create_server("solo", "cirros", "m1.small")
+    two = await cloud.compute.create_server("solo", "cirros", "m1.small")
+
+    assert one.id != two.id
+    assert one.request_id is None
+
+
+async def test_create_with_a_bad_name_is_an_invalid_request(cloud: CloudSession) -> None:
+    with pytest.raises(InvalidRequest, match="400") as caught:
+        await cloud.compute.create_server(" padded ", "cirros", "m1.small")
+
+    assert not caught.value.retryable
+
+
+async def test_get_unknown_server_raises_backend_not_found(cloud: CloudSession) -> None:
+    with pytest.raises(BackendNotFound):
+        await cloud.compute.get_server("00000000-0000-0000-0000-000000000000")
+
+
+async def test_delete_is_idempotent(cloud: CloudSession) -> None:
+    server = await make(cloud)
+
+    assert await cloud.compute.delete_server(server.id) is True
+    assert await cloud.compute.delete_server(server.id) is False
+    with pytest.raises(BackendNotFound):
+        await cloud.compute.get_server(server.id)
+
+
+async def test_list_servers_filters_and_follows_pages(cloud: CloudSession) -> None:
+    for n in range(5):
+        await make(cloud, f"web-{n}", request_id=f"r{n}")
+    db = await cloud.compute.create_server("db-1", "cirros", "m1.large", {"role": "db"})
+    await cloud.compute.stop(db.id)
+
+    everything = await cloud.compute.list_servers(page_size=2)
+    webs = await cloud.compute.list_servers(name="^web-", page_size=2)
+    stopped = await cloud.compute.list_servers(status="SHUTOFF")
+    by_meta = await cloud.compute.list_servers(metadata={"role": "db"})
+    by_flavor = await cloud.compute.list_servers(flavor="m1.large")
+
+    assert len(everything) == len({s.id for s in everything}) == 6
+    assert sorted(s.name for s in webs) == [f"web-{n}" for n in range(5)]
+    assert [s.id for s in stopped] == [db.id]
+    assert [s.id for s in by_meta] == [db.id]
+    assert [s.id for s in by_flavor] == [db.id]
+
+
+async def test_every_server_action_moves_the_server(cloud: CloudSession) -> None:
+    server_id = (await make(cloud)).id
+    compute = cloud.compute
+    seen = []
+
+    await compute.reboot(server_id)
+    seen.append(await status(cloud, server_id))
+    await compute.reboot(server_id, "HARD")
+    seen.append(await status(cloud, server_id))
+    await compute.stop(server_id)
+    seen.append(await status(cloud, server_id))
+    await compute.start(server_id)
+    seen.append(await status(cloud, server_id))
+    await compute.pause(server_id)
+    seen.append(await status(cloud, server_id))
+    await compute.unpause(server_id)
+    seen.append(await status(cloud, server_id))
+    rebuilt = await compute.rebuild(server_id)
+    seen.append(await status(cloud, server_id))
+    await compute.rebuild(server_id, image="fedora")
+    after = await compute.get_server(server_id)
+
+    assert seen == ["ACTIVE", "ACTIVE", "SHUTOFF", "ACTIVE", "PAUSED", "ACTIVE", "ACTIVE"]
+    assert rebuilt.status == "REBUILD"
+    assert rebuilt.image_id == "cirros"
+    assert after.image_id == "fedora"
+
+
+async def test_lock_blocks_actions_until_unlock(cloud: CloudSession) -> None:
+    server_id = (await make(cloud)).id
+
+    await cloud.compute.lock(server_id, reason="stack locked")
+    locked = await cloud.compute.get_server(server_id)
+    with pytest.raises(BackendConflict, match="locked") as caught:
+        await cloud.compute.reboot(server_id, "HARD")
+    with pytest.raises(BackendConflict):
+        await cloud.compute.delete_server(server_id)
+    await cloud.compute.unlock(server_id)
+    await cloud.compute.pause(server_id)
+
+    assert (locked.locked, locked.locked_reason) == (True, "stack locked")
+    assert not caught.value.retryable
+    assert await status(cloud, server_id) == "PAUSED"
+
+
+async def test_action_in_wrong_state_raises_backend_conflict(cloud: CloudSession) -> None:
+    server_id = (await make(cloud)).id
+
+    with pytest.raises(BackendConflict, match="vm_state active"):
+        await cloud.compute.start(server_id)
+    with pytest.raises(BackendConflict):
+        await cloud.compute.unpause(server_id)
+
+
+async def test_actions_on_unknown_server_raise_backend_not_found(cloud: CloudSession) -> None:
+    with pytest.raises(BackendNotFound):
+        await cloud.compute.reboot("00000000-0000-0000-0000-000000000000")
+    with pytest.raises(InvalidRequest):
+        await cloud.compute.stop("")
+
+
+async def test_version_is_the_reachability_check(cloud: CloudSession) -> None:
+    assert await cloud.compute.version() == "2.73"

@@ -1,0 +1,40 @@
+"""The API in process (ASGI), with its real lifespan, SQLite in tmp_path."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest_asyncio
+import yaml
+
+from api.app import create_app
+from config import Settings
+
+TOKENS = {
+    "admin-demo": {"project": "demo", "roles": ["admin"]},
+    "reader-demo": {"project": "demo", "roles": ["reader"]},
+    "member-other": {"project": "other", "roles": ["member"]},
+}
+
+
+@pytest_asyncio.fixture
+async def api(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of a fresh API; Temporal points nowhere (these tests never need it)."""
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text(yaml.safe_dump({"tokens": TOKENS}))
+    settings = Settings(
+        var_dir=tmp_path,
+        tokens_file=tokens,
+        temporal_address="127.0.0.1:1",
+        temporal_rpc_timeout_s=1.0,
+        api_max_body_bytes=4096,
+    )
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://api", headers={"X-Auth-Token": "admin-demo"}
+        ) as client:
+            yield client

@@ -1,0 +1,170 @@
+"""API rules that need no Temporal: auth, error bodies, limits, profiles, reads, health."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+PROFILE = {
+    "profile": {
+        "name": "small",
+        "spec": {
+            "type": "os.nova.server",
+            "version": "1.0",
+            "properties": {"flavor": "m1.tiny", "image": "cirros"},
+        },
+    }
+}
+
+
+def assert_error(response: httpx.Response, code: int, needle: str) -> None:
+    assert response.status_code == code, response.text
+    body = response.json()
+    assert body["error"]["code"] == code
+    assert needle in body["error"]["message"]
+    assert "Traceback" not in response.text
+
+
+async def test_missing_and_unknown_tokens_get_401(api: httpx.AsyncClient) -> None:
+    assert_error(await api.get("/v1/actions", headers={"X-Auth-Token": ""}), 401, "token")
+    assert_error(await api.get("/v1/actions", headers={"X-Auth-Token": "nope"}), 401, "not valid")
+
+
+async def test_reader_may_read_but_not_write(api: httpx.AsyncClient) -> None:
+    reader = {"X-Auth-Token": "reader-demo"}
+    assert (await api.get("/v1/profiles", headers=reader)).status_code == 200
+    assert_error(await api.post("/v1/profiles", json=PROFILE, headers=reader), 403, "reader")
+
+
+async def test_objects_of_another_project_are_404(api: httpx.AsyncClient) -> None:
+    created = (await api.post("/v1/profiles", json=PROFILE)).json()["profile"]
+    other = {"X-Auth-Token": "member-other"}
+    assert_error(await api.get(f"/v1/profiles/{created['id']}", headers=other), 404, "not be found")
+    assert (await api.get(f"/v1/profiles/{created['id']}")).status_code == 200
+
+
+async def test_profile_crud(api: httpx.AsyncClient) -> None:
+    created = await api.post("/v1/profiles", json=PROFILE)
+    assert created.status_code == 201
+    profile = created.json()["profile"]
+    assert profile["spec"]["properties"]["image"] == "cirros"
+    by_name = await api.get("/v1/profiles/small")
+    assert by_name.json()["profile"]["id"] == profile["id"]
+    assert [p["id"] for p in (await api.get("/v1/profiles")).json()["profiles"]] == [profile["id"]]
+    assert (await api.delete(f"/v1/profiles/{profile['id']}")).status_code == 204
+    assert_error(await api.delete(f"/v1/profiles/{profile['id']}"), 404, "could not be found")
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ({"profile": {**PROFILE["profile"], "colour": "red"}}, "Unknown key 'profile.colour'"),
+        ({"profile": {"name": "x"}}, "Missing required field 'profile.spec'"),
+        (
+            {
+                "profile": {
+                    **PROFILE["profile"],
+                    "spec": {"type": "os.heat.stack", "version": "1.0", "properties": {}},
+                }
+            },
+            "profile.spec.type",
+        ),
+        ({"profile": {**PROFILE["profile"], "name": 42}}, "profile.name"),
+    ],
+)
+async def test_bad_bodies_get_400_naming_the_field(
+    api: httpx.AsyncClient, body: dict[str, object], needle: str
+) -> None:
+    assert_error(await api.post("/v1/profiles", json=body), 400, needle)
+
+
+async def test_malformed_json_is_400(api: httpx.AsyncClient) -> None:
+    response = await api.post(
+        "/v1/profiles", content=b"{not json", headers={"Content-Type": "application/json"}
+    )
+    assert_error(response, 400, "Malformed JSON")
+
+
+async def test_oversized_body_is_413(api: httpx.AsyncClient) -> None:
+    big = json.dumps({"profile": {"name": "x" * 10_000}}).encode()
+    response = await api.post(
+        "/v1/profiles", content=big, headers={"Content-Type": "application/json"}
+    )
+    assert_error(response, 413, "larger than 4096 bytes")
+
+
+async def test_unknown_route_and_method_get_json_errors(api: httpx.AsyncClient) -> None:
+    assert_error(await api.get("/v1/nothing-here"), 404, "Not Found")
+    assert_error(await api.put("/v1/profiles"), 405, "Method Not Allowed")
+
+
+async def test_cluster_with_unknown_profile_is_400_before_temporal(api: httpx.AsyncClient) -> None:
+    body = {"cluster": {"name": "web", "profile_id": "missing", "desired_capacity": 1}}
+    assert_error(await api.post("/v1/clusters", json=body), 400, "'missing' could not be found")
+
+
+async def test_cluster_size_contradiction_is_400(api: httpx.AsyncClient) -> None:
+    body = {"cluster": {"name": "web", "profile_id": "p", "desired_capacity": 0, "min_size": 1}}
+    assert_error(
+        await api.post("/v1/clusters", json=body),
+        400,
+        "The target capacity (0) is less than the cluster's min_size (1).",
+    )
+
+
+async def test_temporal_unreachable_is_503_not_500(api: httpx.AsyncClient) -> None:
+    await api.post("/v1/profiles", json=PROFILE)
+    body = {"cluster": {"name": "web", "profile_id": "small", "desired_capacity": 1}}
+    assert_error(await api.post("/v1/clusters", json=body), 503, "Temporal")
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ({}, "No action specified"),
+        ({"check": {}, "lock": {}}, "Multiple actions specified"),
+        ({"explode": {}}, "Invalid action explode specified"),
+    ],
+)
+async def test_cluster_action_body_rules(
+    api: httpx.AsyncClient, body: dict[str, object], needle: str
+) -> None:
+    assert_error(await api.post("/v1/clusters/c1/actions", json=body), 400, needle)
+
+
+async def test_reads_of_unknown_objects_are_404(api: httpx.AsyncClient) -> None:
+    assert_error(await api.get("/v1/actions/nope"), 404, "'nope'")
+    assert_error(await api.get("/v1/clusters/nope"), 404, "'nope'")
+    assert_error(await api.get("/v1/nodes/nope"), 404, "'nope'")
+    assert (await api.get("/v1/events")).json() == {"events": []}
+    assert (await api.get("/v1/actions?status=RUNNING")).json() == {"actions": []}
+    assert_error(await api.get("/v1/actions?status=BOGUS"), 400, "status")
+
+
+async def test_health_is_health_json_without_versions(api: httpx.AsyncClient) -> None:
+    await api.get("/v1/profiles")  # a database call records the database check
+    response = await api.get("/health", headers={"X-Auth-Token": ""})
+    assert response.headers["content-type"] == "application/health+json"
+    assert response.headers["cache-control"] == "max-age=300"
+    body = response.json()
+    assert body["version"] == "1.0" and body["description"] == "warden-api"
+    assert body["checks"]["database:connection"][0]["status"] == "pass"
+    text = response.text.lower()
+    assert "python" not in text and "linux" not in text and "3.11" not in text
+
+
+async def test_every_route_is_in_the_openapi_document(api: httpx.AsyncClient) -> None:
+    paths = (await api.get("/openapi.json")).json()["paths"]
+    for path in (
+        "/v1/actions",
+        "/v1/actions/{action_id}",
+        "/v1/events",
+        "/v1/profiles",
+        "/v1/clusters",
+        "/v1/clusters/{cluster_id}/actions",
+        "/v1/nodes",
+        "/health",
+    ):
+        assert path in paths

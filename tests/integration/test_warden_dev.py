@@ -1,0 +1,72 @@
+"""`warden dev` (what `make run` runs): all four processes up, health+json, clean stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.support.processes import PYTHON, Proc, free_port, port_open, wait_http
+
+pytestmark = pytest.mark.integration
+
+
+def test_warden_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
+    ports = {name: free_port() for name in ("temporal", "ui", "api", "worker", "sim")}
+    env = {
+        "WARDEN_VAR_DIR": str(tmp_path / "var"),
+        "TEMPORAL_ADDRESS": f"127.0.0.1:{ports['temporal']}",
+        "WARDEN_TEMPORAL_UI_PORT": str(ports["ui"]),
+        "WARDEN_API_PORT": str(ports["api"]),
+        "WARDEN_HEALTHCHECK_URI": f"tcp://127.0.0.1:{ports['worker']}",
+        "WARDEN_SIMCLOUD_PORT": str(ports["sim"]),
+        "WARDEN_DEV_TOKEN": "fixed-dev-token",
+    }
+    warden = str(Path(PYTHON).parent / "warden")
+    dev = Proc("warden-dev", [warden, "dev"], env, tmp_path / "dev.log")
+    dev.start()
+    try:
+        wait_http(f"http://127.0.0.1:{ports['api']}/health", dev, timeout=90)
+        banner_deadline = time.monotonic() + 10
+        while "Warden is up" not in dev.tail(200) and time.monotonic() < banner_deadline:
+            time.sleep(0.1)
+        out = dev.tail(200)
+        assert f"http://127.0.0.1:{ports['api']}/docs" in out
+        assert f"http://127.0.0.1:{ports['ui']}" in out and "fixed-dev-token" in out
+        assert (tmp_path / "var" / "dev-token").read_text().strip() == "fixed-dev-token"
+        assert (tmp_path / "var" / "temporal.db").exists()
+
+        api = httpx.get(
+            f"http://127.0.0.1:{ports['api']}/v1/actions",
+            headers={"X-Auth-Token": "fixed-dev-token"},
+            timeout=10,
+        )
+        assert api.status_code == 200, api.text
+        worker = httpx.get(f"http://127.0.0.1:{ports['worker']}/health", timeout=5)
+        assert worker.headers["content-type"] == "application/health+json"
+        assert httpx.get(f"http://127.0.0.1:{ports['ui']}/", timeout=5).status_code == 200
+
+        pids = json.loads((tmp_path / "var" / "dev-pids.json").read_text())
+        os.kill(pids["worker"], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            now = json.loads((tmp_path / "var" / "dev-pids.json").read_text())
+            if now["worker"] != pids["worker"]:
+                break
+            time.sleep(0.2)
+        assert "worker exited with code -9; restarting" in dev.tail(400)
+        wait_http(f"http://127.0.0.1:{ports['worker']}/health", dev, timeout=60)
+    finally:
+        code = dev.stop(signal.SIGINT, timeout=45)
+    assert code == 0, dev.tail()
+    assert "all processes stopped" in dev.tail()
+    still_open = [name for name, port in ports.items() if port_open(port)]
+    assert still_open == [], f"left running: {still_open}"
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
+    assert leftovers.stdout.strip() == "", leftovers.stdout

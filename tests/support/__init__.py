@@ -1,0 +1,1 @@
+"""Test support shared by the test packages (simcloud servers, Temporal, `eventually`)."""
