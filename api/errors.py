@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -30,21 +31,12 @@ HTTP_STATUS: list[tuple[type[e.WardenError], int, str]] = [
     (e.WardenError, 500, "Internal Server Error"),
 ]
 
-_REASONS = {
-    400: "Bad Request",
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "Not Found",
-    405: "Method Not Allowed",
-    406: "Not Acceptable",
-    409: "Conflict",
-    413: "Request Entity Too Large",
-    415: "Unsupported Media Type",
-    422: "Unprocessable Entity",
-    500: "Internal Server Error",
-    501: "Not Implemented",
-    503: "Service Unavailable",
-}
+
+def _reason(code: int) -> str:
+    try:
+        return HTTPStatus(code).phrase
+    except ValueError:
+        return "Error"
 
 
 def error_body(code: int, title: str, message: str) -> dict[str, Any]:
@@ -99,7 +91,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        title = _REASONS.get(exc.status_code, "Error")
+        title = _reason(exc.status_code)
         headers = dict(exc.headers or {})
         return error_response(exc.status_code, title, str(exc.detail), **headers)
 

@@ -8,6 +8,7 @@ from typing import Any
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
 from store.columns import json_column, utc_column
+from store.lookup import get_by_id_or_name
 
 
 class ClusterRecord(SQLModel, table=True):
@@ -51,17 +52,7 @@ class NodeRecord(SQLModel, table=True):
 
 def get_cluster(session: Session, project_id: str, cluster_id: str) -> ClusterRecord | None:
     """The cluster by id, or by name when unique in the project."""
-    record = session.get(ClusterRecord, cluster_id)
-    if record is not None and record.project_id == project_id:
-        return record
-    named = list(
-        session.exec(
-            select(ClusterRecord)
-            .where(ClusterRecord.project_id == project_id, ClusterRecord.name == cluster_id)
-            .limit(2)
-        )
-    )
-    return named[0] if len(named) == 1 else None
+    return get_by_id_or_name(session, ClusterRecord, project_id, cluster_id)
 
 
 def list_clusters(session: Session, project_id: str, *, limit: int = 100) -> list[ClusterRecord]:

@@ -8,6 +8,7 @@ from typing import Any
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from store.columns import json_column, utc_column
+from store.lookup import get_by_id_or_name
 
 
 class ProfileRecord(SQLModel, table=True):
@@ -28,17 +29,7 @@ class ProfileRecord(SQLModel, table=True):
 
 def get_profile(session: Session, project_id: str, profile_id: str) -> ProfileRecord | None:
     """The profile by id, or by name when the name is unique in the project."""
-    record = session.get(ProfileRecord, profile_id)
-    if record is not None and record.project_id == project_id:
-        return record
-    named = list(
-        session.exec(
-            select(ProfileRecord)
-            .where(ProfileRecord.project_id == project_id, ProfileRecord.name == profile_id)
-            .limit(2)
-        )
-    )
-    return named[0] if len(named) == 1 else None
+    return get_by_id_or_name(session, ProfileRecord, project_id, profile_id)
 
 
 def list_profiles(session: Session, project_id: str, *, limit: int = 100) -> list[ProfileRecord]:

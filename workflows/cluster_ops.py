@@ -71,12 +71,12 @@ def node_event(inp: NodesOperationInput, node: NodeState, action: str) -> Event:
     )
 
 
-def node_snapshot(inp: NodesOperationInput, node: NodeState) -> NodeSnapshot:
+def node_snapshot(project_id: str, cluster_id: str, node: NodeState) -> NodeSnapshot:
     """The database row of a node."""
     return NodeSnapshot(
         node_id=node.node_id,
-        project_id=inp.project_id,
-        cluster_id=inp.cluster_id,
+        project_id=project_id,
+        cluster_id=cluster_id,
         name=node.name,
         index=node.index,
         profile_id=node.profile_id,
@@ -100,7 +100,7 @@ async def record_nodes(inp: NodesOperationInput, nodes: list[NodeState], action:
     """Project a batch of node transitions in one write."""
     await record(
         ChangeSet(
-            nodes=[node_snapshot(inp, n) for n in nodes],
+            nodes=[node_snapshot(inp.project_id, inp.cluster_id, n) for n in nodes],
             events=[node_event(inp, n, action) for n in nodes],
         ),
         summary=f"record {len(nodes)} node(s)",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -190,10 +190,10 @@ class ClusterWorkflow:
 
     # ---- the spine: validate, accept, execute, project ----
 
-    def _check_or_raise(self, rule: object) -> None:
+    def _check_or_raise(self, rule: Callable[[], None]) -> None:
         """Run a domain rule; a WardenError becomes the ApplicationError the API maps."""
         try:
-            rule()  # type: ignore[operator]
+            rule()
         except WardenError as err:
             reject(err)
 
@@ -408,14 +408,7 @@ class ClusterWorkflow:
 
     def _node_rows(self) -> list[NodeSnapshot]:
         spec = self.state.spec
-        ops_input = NodesOperationInput(
-            project_id=spec.project_id,
-            cluster_id=spec.cluster_id,
-            cluster_name=spec.name,
-            action_id="",
-            nodes=[],
-        )
-        return [node_snapshot(ops_input, node) for node in self.state.nodes]
+        return [node_snapshot(spec.project_id, spec.cluster_id, n) for n in self.state.nodes]
 
     def _carry_over(self) -> ClusterInput:
         return ClusterInput(

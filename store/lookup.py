@@ -1,0 +1,29 @@
+"""Finding a project's record by id or by a name that is unique in the project."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeVar
+
+from sqlmodel import Session, select
+
+
+class _Named(Protocol):
+    id: Any
+    project_id: Any
+    name: Any
+
+
+R = TypeVar("R", bound=_Named)
+
+
+def get_by_id_or_name(session: Session, model: type[R], project_id: str, key: str) -> R | None:
+    """The record whose id is `key`, else the one record of the project named `key`.
+
+    An ambiguous name finds nothing, so callers answer 404 rather than guess.
+    """
+    record = session.get(model, key)
+    if record is not None and record.project_id == project_id:
+        return record
+    query = select(model).where(model.project_id == project_id, model.name == key).limit(2)
+    named = list(session.exec(query))
+    return named[0] if len(named) == 1 else None
