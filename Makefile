@@ -1,7 +1,7 @@
 # Warden — every target installs what it needs first (uv from PyPI if absent).
 SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
-PY_SOURCES := domain store workflows activities simcloud api worker cli healthcheck config tests bench
+PY_SOURCES := domain store workflows activities simcloud api worker cli healthcheck config tests bench examples
 
 .DEFAULT_GOAL := help
 .PHONY: help install run test lint fmt bench clean

@@ -6,10 +6,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from temporalio import activity
 
+from domain.events import Event
 from domain.projection import ChangeSet
 from healthcheck import healthcheck
 from store.changes import apply_changes
 from store.db import session_scope
+from store.events import add_event
+from store.policies import get_policy_secret
 
 
 class StoreActivities:
@@ -26,3 +29,17 @@ class StoreActivities:
             return
         with session_scope(self._engine) as session:
             apply_changes(session, changes)
+
+    # Plain methods (not activities) that other activity classes are given, so
+    # the database stays behind this class.
+
+    def policy_secret(self, policy_id: str) -> str | None:
+        """A deletion policy's webhook secret (read by the hook activity, never logged)."""
+        with session_scope(self._engine) as session:
+            return get_policy_secret(session, policy_id)
+
+    @healthcheck("database", [SQLAlchemyError])
+    def record_event(self, event: Event) -> None:
+        """Write one event (idempotent on its id)."""
+        with session_scope(self._engine) as session:
+            add_event(session, event)

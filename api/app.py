@@ -14,7 +14,7 @@ from api.auth import Caller, Role, TokenStore
 from api.deps import Database
 from api.errors import install_error_handlers
 from api.limits import BodySizeLimit
-from api.routers import actions, clusters, profiles
+from api.routers import actions, clusters, policies, profiles
 from api.routers import health as health_routes
 from api.temporal import TemporalGateway
 from config import Settings, get_settings
@@ -67,7 +67,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.db = Database(engine)
     app.state.temporal = temporal
     install_error_handlers(app)
-    for router in (health_routes.router, actions.router, profiles.router, clusters.router):
+    for router in (
+        health_routes.router,
+        actions.router,
+        profiles.router,
+        policies.router,
+        clusters.router,
+    ):
         app.include_router(router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes)
     return app

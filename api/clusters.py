@@ -3,24 +3,36 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
 
 from api.auth import Caller
 from api.deps import Database
-from api.schemas.clusters import ClusterBody
+from api.schemas.clusters import ClusterBody, PolicyAttachBody, PolicyDetachBody
 from api.temporal import TemporalGateway
 from domain.clusters import (
+    AttachedPolicy,
     ClusterOperationRequest,
     ClusterSpec,
     ClusterState,
     LockClusterRequest,
+    MarkNodeRequest,
     OperationAccepted,
+    PolicyAttachRequest,
+    PolicyDetachRequest,
     validate_capacity,
 )
 from domain.errors import InvalidRequest, NotFound
+from domain.policies import (
+    HealthPolicyProperties,
+    ParsedPolicy,
+    ensure_profile_supports,
+    parse_policy_spec,
+)
 from store.clusters import ClusterRecord, get_cluster
+from store.policies import PolicyRecord, get_policy
 from store.profiles import ProfileRecord, get_profile
 from workflows.clusters import ClusterInput, ClusterWorkflow
 from workflows.search_attributes import warden_attributes
@@ -53,7 +65,11 @@ async def create_cluster(
     client = await temporal.client()
     start = WithStartWorkflowOperation(
         ClusterWorkflow.run,
-        ClusterInput(state=ClusterState(spec=spec, profile=profile.spec)),
+        ClusterInput(
+            state=ClusterState(spec=spec, profile=profile.spec),
+            api_url=temporal.settings.api_url,
+            server_poll_interval_s=temporal.settings.hook_server_poll_interval_s,
+        ),
         id=cluster_workflow_id(cluster_id),
         task_queue=temporal.settings.task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
@@ -88,7 +104,11 @@ async def send_cluster_update(
     temporal: TemporalGateway,
     record: ClusterRecord,
     update: str,
-    request: ClusterOperationRequest | LockClusterRequest,
+    request: ClusterOperationRequest
+    | LockClusterRequest
+    | PolicyAttachRequest
+    | PolicyDetachRequest
+    | MarkNodeRequest,
 ) -> OperationAccepted:
     """Send a named update to the cluster's workflow; rejections become 409/400."""
     client = await temporal.client()
@@ -108,3 +128,41 @@ async def send_cluster_update(
 def new_action_id() -> str:
     """A fresh action id (also the update id, so client retries dedup)."""
     return str(uuid.uuid4())
+
+
+async def attach_request(
+    db: Database, caller: Caller, cluster: ClusterRecord, body: PolicyAttachBody
+) -> PolicyAttachRequest:
+    """Resolve the policy and check it suits the cluster's profile (400 otherwise)."""
+    policy: PolicyRecord | None = await db.run(get_policy, caller.project_id, body.policy_id)
+    if policy is None:
+        raise NotFound(f"The policy '{body.policy_id}' could not be found.")
+    parsed = parse_stored_policy(policy.spec)
+    profile: ProfileRecord | None = await db.run(get_profile, caller.project_id, cluster.profile_id)
+    if isinstance(parsed.properties, HealthPolicyProperties):
+        ensure_profile_supports(parsed.properties, profile.type if profile else "")
+    return PolicyAttachRequest(
+        action_id=new_action_id(),
+        policy=AttachedPolicy(
+            policy_id=policy.id,
+            name=policy.name,
+            type=policy.type,
+            enabled=body.enabled,
+            properties=policy.spec.get("properties", {}),
+        ),
+    )
+
+
+async def detach_request(
+    db: Database, caller: Caller, body: PolicyDetachBody
+) -> PolicyDetachRequest:
+    """Detach by policy id or name (an id of a since-deleted policy still works)."""
+    policy: PolicyRecord | None = await db.run(get_policy, caller.project_id, body.policy_id)
+    return PolicyDetachRequest(
+        action_id=new_action_id(), policy_id=policy.id if policy else body.policy_id
+    )
+
+
+def parse_stored_policy(spec: dict[str, Any]) -> ParsedPolicy:
+    """A stored (already validated) policy spec, parsed again for its type's rules."""
+    return parse_policy_spec(spec, min_interval=1)

@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from api.temporal import TemporalGateway
+from config import Settings
 from domain.errors import BackendUnavailable
 from healthcheck import healthcheck
 from store.db import session_scope
@@ -47,5 +48,11 @@ def _gateway(request: Request) -> TemporalGateway:
     return gateway
 
 
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
 DbDep = Annotated[Database, Depends(_database)]
+SettingsDep = Annotated[Settings, Depends(_settings)]
 TemporalDep = Annotated[TemporalGateway, Depends(_gateway)]

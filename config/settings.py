@@ -47,6 +47,14 @@ class Settings(BaseSettings):
     simcloud_port: int = 8774
 
     health_check_interval_min: int = Field(60, ge=1)
+    hook_url_allowlist: list[str] = Field(
+        default_factory=list,
+        description="Hosts (`api.example.com`, `*.example.com`) or URL prefixes hook and "
+        "probe URLs must match; empty allows any http(s) URL",
+    )
+    hook_server_poll_interval_s: int = Field(
+        30, ge=1, le=3600, description="How often servers of nodes waiting on a hook are checked"
+    )
 
     # --- cloud (issue 3) ---
     # Keystone credentials of the compute backend; the defaults reach the local simcloud.

@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.actions import ActionName
-from domain.errors import Conflict, InvalidRequest
-from domain.nodes import NodeState
+from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.nodes import MARKED_UNHEALTHY, NodeState, NodeStatus
 
 
 class ClusterStatus(StrEnum):
@@ -49,6 +49,7 @@ RUNNING_STATUS: dict[ActionName, ClusterStatus] = {
     ActionName.CLUSTER_SCALE_IN: ClusterStatus.RESIZING,
     ActionName.CLUSTER_RESIZE: ClusterStatus.RESIZING,
     ActionName.CLUSTER_DEL_NODES: ClusterStatus.RESIZING,
+    ActionName.NODE_DELETE: ClusterStatus.RESIZING,
     ActionName.CLUSTER_RECOVER: ClusterStatus.RECOVERING,
 }
 
@@ -66,12 +67,28 @@ class LockInfo(BaseModel):
 
 
 class RunningOperation(BaseModel):
-    """The operation the cluster is busy with."""
+    """The operation the cluster is busy with, and the membership change it carries out."""
 
     model_config = ConfigDict(frozen=True)
 
     action_id: str
     name: ActionName
+    #: Nodes this operation creates (planned at accept time, so they show at once).
+    new_node_ids: tuple[str, ...] = ()
+    #: Nodes this operation removes (chosen at accept time by the deletion policy).
+    victim_ids: tuple[str, ...] = ()
+
+
+class AttachedPolicy(BaseModel):
+    """A policy bound to a cluster: a copy of its spec without secrets."""
+
+    model_config = ConfigDict(frozen=True)
+
+    policy_id: str
+    name: str
+    type: str
+    enabled: bool = True
+    properties: dict[str, Any] = Field(default_factory=dict)
 
 
 class ClusterSpec(BaseModel):
@@ -100,6 +117,9 @@ class ClusterState(BaseModel):
     lock: LockInfo | None = None
     busy: RunningOperation | None = None
     nodes: list[NodeState] = Field(default_factory=list)
+    policies: list[AttachedPolicy] = Field(default_factory=list)
+    #: Index of the next node created (names are never reused: `<cluster>-<index>`).
+    next_index: int = 1
     created: bool = False
     deleted: bool = False
     created_at: datetime | None = None
@@ -151,6 +171,70 @@ def ensure_can_unlock(state: ClusterState) -> None:
         raise Conflict(f"Cluster {state.spec.name} is not locked.")
 
 
+def ensure_can_attach(state: ClusterState, policy: AttachedPolicy) -> None:
+    """Raise Conflict unless the policy may be bound now (one policy per type)."""
+    _ensure_idle(state)
+    for bound in state.policies:
+        if bound.policy_id == policy.policy_id:
+            raise Conflict(
+                f"Policy {policy.name} is already attached to cluster {state.spec.name}."
+            )
+        if bound.type == policy.type:
+            raise Conflict(
+                f"Only one instance of policy type ({policy.type}) can be attached to a "
+                f"cluster, but {bound.name} is already attached to cluster {state.spec.name}."
+            )
+
+
+def ensure_can_detach(state: ClusterState, policy_id: str) -> None:
+    """Raise unless the policy is bound and the cluster idle."""
+    _ensure_idle(state)
+    if not any(p.policy_id == policy_id for p in state.policies):
+        raise InvalidRequest(
+            f"The policy '{policy_id}' is not attached to the specified cluster "
+            f"'{state.spec.name}'."
+        )
+
+
+def ensure_can_mark(state: ClusterState, node_id: str) -> None:
+    """Raise unless the node exists and nothing is changing the cluster's members."""
+    _ensure_idle(state)
+    node = next((n for n in state.nodes if n.node_id == node_id), None)
+    if node is None:
+        raise NotFound(f"The node '{node_id}' could not be found.")
+    if node.status == NodeStatus.DELETING:
+        raise Conflict(f"Node {node.name} is being deleted.")
+
+
+def mark_node(state: ClusterState, req: MarkNodeRequest, now: datetime) -> NodeState:
+    """The node after a mark (ERROR, first victim) or after clearing it."""
+    node = next(n for n in state.nodes if n.node_id == req.node_id)
+    data = {k: v for k, v in node.data.items() if k != MARKED_UNHEALTHY}
+    if req.mark_unhealthy:
+        reason = req.status_reason or "Marked unhealthy by user"
+        data[MARKED_UNHEALTHY] = True
+        return node.model_copy(
+            update={
+                "status": NodeStatus.ERROR,
+                "status_reason": reason,
+                "data": data,
+                "updated_at": now,
+            }
+        )
+    status = NodeStatus.ACTIVE if node.physical_id else NodeStatus.INIT
+    return node.model_copy(
+        update={"status": status, "status_reason": "", "data": data, "updated_at": now}
+    )
+
+
+def _ensure_idle(state: ClusterState) -> None:
+    name = state.spec.name
+    if state.deleted or state.status == ClusterStatus.DELETING:
+        raise Conflict(f"Cluster {name} is being deleted.")
+    if state.busy is not None:
+        raise Conflict(f"Cluster {name} already has an action ({state.busy.name}) in progress.")
+
+
 def status_after(operation: ActionName, succeeded: bool, previous: ClusterStatus) -> ClusterStatus:
     """The cluster status once `operation` has ended."""
     if succeeded:
@@ -197,3 +281,32 @@ class OperationAccepted(BaseModel):
 
     action_id: str
     status: str
+
+
+class PolicyAttachRequest(BaseModel):
+    """`policy_attach`: the API resolves the policy and sends its public copy."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    policy: AttachedPolicy
+
+
+class PolicyDetachRequest(BaseModel):
+    """`policy_detach {policy_id}`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    policy_id: str
+
+
+class MarkNodeRequest(BaseModel):
+    """`PATCH /v1/nodes/{node_id}`: mark a node unhealthy (or clear the mark)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    node_id: str
+    mark_unhealthy: bool
+    status_reason: str = Field("", max_length=255)

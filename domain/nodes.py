@@ -21,6 +21,10 @@ class NodeStatus(StrEnum):
     RECOVERING = "RECOVERING"
 
 
+#: Key in a node's `data` set by `mark_unhealthy` (cleared by `mark_unhealthy: false`).
+MARKED_UNHEALTHY = "marked_unhealthy"
+
+
 class NodeState(BaseModel):
     """A node as its cluster workflow knows it."""
 

@@ -27,6 +27,7 @@ class ClusterSnapshot(BaseModel):
     min_size: int
     max_size: int
     lock: dict[str, Any] | None = None
+    policies: list[dict[str, Any]] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     updated_at: datetime
@@ -91,7 +92,19 @@ def cluster_snapshot(state: ClusterState, at: datetime) -> ClusterSnapshot:
         min_size=spec.min_size,
         max_size=spec.max_size,
         lock=state.lock.model_dump(mode="json") if state.lock else None,
+        policies=[p.model_dump(mode="json") for p in state.policies],
         metadata=spec.metadata,
         created_at=state.created_at or at,
         updated_at=at,
     )
+
+
+class NodeRemoval(BaseModel):
+    """Delete a node's server (when asked), wait until it is gone, then write `changes`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    node_id: str
+    physical_id: str | None
+    destroy: bool = True
+    changes: ChangeSet

@@ -26,6 +26,7 @@ class ClusterRecord(SQLModel, table=True):
     min_size: int = 0
     max_size: int = -1
     lock: dict[str, Any] | None = Field(default=None, sa_column=json_column(nullable=True))
+    policies: list[dict[str, Any]] = Field(default_factory=list, sa_column=json_column())
     metadata_: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
     created_at: datetime = Field(sa_column=utc_column(index=True))
     updated_at: datetime = Field(sa_column=utc_column())
@@ -74,6 +75,16 @@ def count_clusters_using_profile(session: Session, profile_id: str) -> int:
         .where(ClusterRecord.profile_id == profile_id)
     )
     return int(session.exec(query).one())
+
+
+def cluster_names_using_policy(session: Session, project_id: str, policy_id: str) -> list[str]:
+    """Names of the project's clusters that have the policy attached."""
+    query = select(ClusterRecord).where(ClusterRecord.project_id == project_id)
+    return [
+        c.name
+        for c in session.exec(query)
+        if any(p.get("policy_id") == policy_id for p in c.policies)
+    ]
 
 
 def list_nodes(

@@ -3,6 +3,14 @@
 from store.actions import ActionRecord
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
+from store.policies import PolicyRecord
 from store.profiles import ProfileRecord
 
-__all__ = ["ActionRecord", "ClusterRecord", "EventRecord", "NodeRecord", "ProfileRecord"]
+__all__ = [
+    "ActionRecord",
+    "ClusterRecord",
+    "EventRecord",
+    "NodeRecord",
+    "PolicyRecord",
+    "ProfileRecord",
+]

@@ -18,6 +18,9 @@ from temporalio.worker import Worker
 
 from activities.cloud import CloudConfig, CloudSession
 from activities.compute import ComputeActivities
+from activities.hooks import HookActivities
+from activities.nodes import NodeActivities
+from activities.store import StoreActivities
 from config import Settings, get_settings
 from domain.errors import WardenError
 from healthcheck import HealthManager, configure, parse_uris, serve_health
@@ -109,12 +112,24 @@ async def _serve(
     health: HealthManager,
     stop: asyncio.Event,
 ) -> None:
+    store = StoreActivities(engine)
+    hooks = HookActivities(
+        cloud,
+        secret_for=store.policy_secret,
+        record_event=store.record_event,
+        url_allowlist=settings.hook_url_allowlist,
+    )
     with ThreadPoolExecutor(max_workers=16, thread_name_prefix="activity") as executor:
         worker = Worker(
             client,
             task_queue=settings.task_queue,
             workflows=list(WORKFLOWS),
-            activities=build_activities(engine, ComputeActivities(cloud.compute)),
+            activities=build_activities(
+                store,
+                ComputeActivities(cloud.compute),
+                NodeActivities(cloud.compute, engine),
+                hooks,
+            ),
             activity_executor=executor,
             graceful_shutdown_timeout=timedelta(seconds=10),
         )
@@ -129,6 +144,7 @@ async def _serve(
             pinger.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await pinger
+            await hooks.aclose()
     logger.info("worker stopped")
 
 

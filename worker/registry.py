@@ -5,24 +5,32 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy.engine import Engine
-
 from activities.compute import ComputeActivities
+from activities.hooks import HookActivities
+from activities.nodes import NodeActivities
 from activities.store import StoreActivities
 from workflows.cluster_ops import ClusterCheckWorkflow, ClusterCreateWorkflow, ClusterDeleteWorkflow
 from workflows.clusters import ClusterWorkflow
+from workflows.node_deletion import NodeDeletionWorkflow
+from workflows.scale_in import ScaleInWorkflow
 
 WORKFLOWS: Sequence[type] = (
     ClusterWorkflow,
     ClusterCreateWorkflow,
     ClusterCheckWorkflow,
     ClusterDeleteWorkflow,
+    ScaleInWorkflow,
+    NodeDeletionWorkflow,
 )
 
 
-def build_activities(engine: Engine, compute: ComputeActivities) -> list[Callable[..., Any]]:
+def build_activities(
+    store: StoreActivities,
+    compute: ComputeActivities,
+    nodes: NodeActivities,
+    hooks: HookActivities,
+) -> list[Callable[..., Any]]:
     """Bound activity methods over the process's long-lived clients."""
-    store = StoreActivities(engine)
     return [
         store.record_changes,
         compute.create_server,
@@ -30,4 +38,6 @@ def build_activities(engine: Engine, compute: ComputeActivities) -> list[Callabl
         compute.delete_server,
         compute.wait_server_deleted,
         compute.get_server_statuses,
+        nodes.remove_node,
+        hooks.deliver_lifecycle_message,
     ]

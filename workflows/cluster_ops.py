@@ -47,9 +47,10 @@ class NodesOperationInput(BaseModel):
 
 
 class NodesOperationResult(BaseModel):
-    """The nodes as the operation left them, and what went wrong if anything."""
+    """The nodes the operation touched as it left them, those it removed, and any error."""
 
     nodes: list[NodeState]
+    removed: list[str] = Field(default_factory=list)
     error: str = ""
 
 

@@ -19,15 +19,28 @@ with workflow.unsafe.imports_passed_through():
         ClusterStatus,
         LockClusterRequest,
         LockInfo,
+        MarkNodeRequest,
         OperationAccepted,
+        PolicyAttachRequest,
+        PolicyDetachRequest,
         RunningOperation,
+        ensure_can_attach,
+        ensure_can_detach,
         ensure_can_lock,
+        ensure_can_mark,
         ensure_can_start,
         ensure_can_unlock,
+        mark_node,
         status_after,
     )
     from domain.errors import Conflict, WardenError
     from domain.events import Event, EventLevel
+    from domain.membership import (
+        MEMBERSHIP_OPERATIONS,
+        choose_victims,
+        deletion_settings,
+        plan_membership,
+    )
     from domain.nodes import NodeState, node_name
     from domain.projection import ChangeSet, NodeSnapshot, cluster_snapshot
     from workflows.cluster_ops import (
@@ -39,18 +52,28 @@ with workflow.unsafe.imports_passed_through():
         node_snapshot,
     )
     from workflows.entity import (
+        Outcome,
         RecentActions,
         continue_as_new_due,
         record,
         reject,
         run_child,
     )
+    from workflows.scale_in import ScaleInInput, ScaleInWorkflow
     from workflows.search_attributes import WARDEN_STATUS, warden_attributes
 
 _CHILDREN = {
     ActionName.CLUSTER_CREATE: (ClusterCreateWorkflow.run, "create {n} node(s) of cluster {name}"),
     ActionName.CLUSTER_CHECK: (ClusterCheckWorkflow.run, "check {n} node(s) of cluster {name}"),
     ActionName.CLUSTER_DELETE: (ClusterDeleteWorkflow.run, "delete cluster {name} ({n} node(s))"),
+}
+#: Operations whose child is chosen by what they change (create or remove nodes).
+_MEMBERSHIP_SUMMARY = {
+    ActionName.CLUSTER_SCALE_OUT: "scale out cluster {name} by {n} node(s)",
+    ActionName.CLUSTER_SCALE_IN: "scale in cluster {name} by {n} node(s)",
+    ActionName.CLUSTER_RESIZE: "resize cluster {name}: {n} node(s) to {verb}",
+    ActionName.CLUSTER_DEL_NODES: "delete {n} node(s) of cluster {name}",
+    ActionName.NODE_DELETE: "delete node {node} of cluster {name}",
 }
 
 
@@ -62,6 +85,10 @@ class ClusterInput(BaseModel):
     recent_action_ids: list[str] = Field(default_factory=list)
     #: Continue-as-new after this many history events (tests); else when suggested.
     history_limit: int | None = None
+    #: Where apps complete lifecycle hooks (the API's public URL; set by the API).
+    api_url: str = "http://127.0.0.1:8004"
+    #: How often servers of nodes waiting on a hook are looked at.
+    server_poll_interval_s: int = 30
 
 
 @workflow.defn(name="ClusterWorkflow")
@@ -74,6 +101,8 @@ class ClusterWorkflow:
         self.pending = inp.pending
         self.recent = RecentActions(inp.recent_action_ids)
         self.history_limit = inp.history_limit
+        self.api_url = inp.api_url
+        self.server_poll_interval_s = inp.server_poll_interval_s
         self.mutex = asyncio.Lock()
 
     @workflow.run
@@ -132,6 +161,172 @@ class ClusterWorkflow:
         """Signal twin of `delete`."""
         await self._signalled(ActionName.CLUSTER_DELETE, req)
 
+    @workflow.update(name="scale_out")
+    async def scale_out(self, req: ClusterOperationRequest) -> OperationAccepted:
+        """Add `count` nodes."""
+        return await self._accept(ActionName.CLUSTER_SCALE_OUT, req)
+
+    @scale_out.validator
+    def validate_scale_out(self, req: ClusterOperationRequest) -> None:
+        self._validate(ActionName.CLUSTER_SCALE_OUT, req)
+
+    @workflow.signal(name="scale_out")
+    async def scale_out_signal(self, req: ClusterOperationRequest) -> None:
+        """Signal twin of `scale_out`."""
+        await self._signalled(ActionName.CLUSTER_SCALE_OUT, req)
+
+    @workflow.update(name="scale_in")
+    async def scale_in(self, req: ClusterOperationRequest) -> OperationAccepted:
+        """Remove `count` nodes chosen by the deletion policy (hooks fire)."""
+        return await self._accept(ActionName.CLUSTER_SCALE_IN, req)
+
+    @scale_in.validator
+    def validate_scale_in(self, req: ClusterOperationRequest) -> None:
+        self._validate(ActionName.CLUSTER_SCALE_IN, req)
+
+    @workflow.signal(name="scale_in")
+    async def scale_in_signal(self, req: ClusterOperationRequest) -> None:
+        """Signal twin of `scale_in`."""
+        await self._signalled(ActionName.CLUSTER_SCALE_IN, req)
+
+    @workflow.update(name="resize")
+    async def resize(self, req: ClusterOperationRequest) -> OperationAccepted:
+        """Change capacity and/or size bounds (Senlin's resize)."""
+        return await self._accept(ActionName.CLUSTER_RESIZE, req)
+
+    @resize.validator
+    def validate_resize(self, req: ClusterOperationRequest) -> None:
+        self._validate(ActionName.CLUSTER_RESIZE, req)
+
+    @workflow.signal(name="resize")
+    async def resize_signal(self, req: ClusterOperationRequest) -> None:
+        """Signal twin of `resize`."""
+        await self._signalled(ActionName.CLUSTER_RESIZE, req)
+
+    @workflow.update(name="del_nodes")
+    async def del_nodes(self, req: ClusterOperationRequest) -> OperationAccepted:
+        """Remove the named nodes (hooks fire)."""
+        return await self._accept(ActionName.CLUSTER_DEL_NODES, req)
+
+    @del_nodes.validator
+    def validate_del_nodes(self, req: ClusterOperationRequest) -> None:
+        self._validate(ActionName.CLUSTER_DEL_NODES, req)
+
+    @workflow.signal(name="del_nodes")
+    async def del_nodes_signal(self, req: ClusterOperationRequest) -> None:
+        """Signal twin of `del_nodes`."""
+        await self._signalled(ActionName.CLUSTER_DEL_NODES, req)
+
+    @workflow.update(name="delete_node")
+    async def delete_node(self, req: ClusterOperationRequest) -> OperationAccepted:
+        """Remove one node: `DELETE /v1/nodes/{node_id}` (hooks fire)."""
+        return await self._accept(ActionName.NODE_DELETE, req)
+
+    @delete_node.validator
+    def validate_delete_node(self, req: ClusterOperationRequest) -> None:
+        self._validate(ActionName.NODE_DELETE, req)
+
+    @workflow.signal(name="delete_node")
+    async def delete_node_signal(self, req: ClusterOperationRequest) -> None:
+        """Signal twin of `delete_node`."""
+        await self._signalled(ActionName.NODE_DELETE, req)
+
+    # ---- policies and node marks: handled inline, no child ----
+
+    @workflow.update(name="policy_attach")
+    async def policy_attach(self, req: PolicyAttachRequest) -> OperationAccepted:
+        """Bind a policy (the API sends its public copy: no secret in history)."""
+        return await self._policy_attach(req)
+
+    async def _policy_attach(self, req: PolicyAttachRequest) -> OperationAccepted:
+        return await self._inline(
+            ActionName.CLUSTER_ATTACH_POLICY,
+            req.action_id,
+            lambda: ensure_can_attach(self.state, req.policy),
+            lambda: {"policies": [*self.state.policies, req.policy]},
+            {"policy_id": req.policy.policy_id, "enabled": req.policy.enabled},
+        )
+
+    @policy_attach.validator
+    def validate_policy_attach(self, req: PolicyAttachRequest) -> None:
+        if req.action_id not in self.recent:
+            self._check_or_raise(lambda: ensure_can_attach(self.state, req.policy))
+
+    @workflow.signal(name="policy_attach")
+    async def policy_attach_signal(self, req: PolicyAttachRequest) -> None:
+        """Signal twin of `policy_attach`."""
+        await self._guard_signal("policy_attach", self._policy_attach(req))
+
+    @workflow.update(name="policy_detach")
+    async def policy_detach(self, req: PolicyDetachRequest) -> OperationAccepted:
+        """Unbind a policy."""
+        return await self._policy_detach(req)
+
+    async def _policy_detach(self, req: PolicyDetachRequest) -> OperationAccepted:
+        return await self._inline(
+            ActionName.CLUSTER_DETACH_POLICY,
+            req.action_id,
+            lambda: ensure_can_detach(self.state, req.policy_id),
+            lambda: {"policies": [p for p in self.state.policies if p.policy_id != req.policy_id]},
+            {"policy_id": req.policy_id},
+        )
+
+    @policy_detach.validator
+    def validate_policy_detach(self, req: PolicyDetachRequest) -> None:
+        if req.action_id not in self.recent:
+            self._check_or_raise(lambda: ensure_can_detach(self.state, req.policy_id))
+
+    @workflow.signal(name="policy_detach")
+    async def policy_detach_signal(self, req: PolicyDetachRequest) -> None:
+        """Signal twin of `policy_detach`."""
+        await self._guard_signal("policy_detach", self._policy_detach(req))
+
+    @workflow.update(name="mark_unhealthy")
+    async def mark_unhealthy(self, req: MarkNodeRequest) -> OperationAccepted:
+        """Mark a node unhealthy (ERROR; first victim of the next scale-in) or clear it."""
+        return await self._mark_unhealthy(req)
+
+    async def _mark_unhealthy(self, req: MarkNodeRequest) -> OperationAccepted:
+        async with self.mutex:
+            if req.action_id in self.recent:
+                return OperationAccepted(action_id=req.action_id or "", status="SUCCEEDED")
+            self._check_or_raise(lambda: ensure_can_mark(self.state, req.node_id))
+            self.recent.add(req.action_id or str(workflow.uuid4()))
+            node = mark_node(self.state, req, workflow.now())
+            self.state = self.state.model_copy(
+                update={
+                    "nodes": [node if n.node_id == node.node_id else n for n in self.state.nodes]
+                }
+            )
+            verb = "marked unhealthy" if req.mark_unhealthy else "mark cleared"
+            await record(
+                ChangeSet(
+                    nodes=[
+                        node_snapshot(self.state.spec.project_id, self.state.spec.cluster_id, node)
+                    ],
+                    events=[
+                        self._node_event(
+                            node,
+                            "NODE_MARK_UNHEALTHY",
+                            f"Node {verb}: {node.status_reason or 'healthy'}",
+                        )
+                    ],
+                ),
+                summary=f"node {node.name} {verb}",
+            )
+            self._show()
+            return OperationAccepted(action_id=req.action_id or "", status="SUCCEEDED")
+
+    @mark_unhealthy.validator
+    def validate_mark_unhealthy(self, req: MarkNodeRequest) -> None:
+        if req.action_id not in self.recent:
+            self._check_or_raise(lambda: ensure_can_mark(self.state, req.node_id))
+
+    @workflow.signal(name="mark_unhealthy")
+    async def mark_unhealthy_signal(self, req: MarkNodeRequest) -> None:
+        """Signal twin of `mark_unhealthy` (apps marking their own node)."""
+        await self._guard_signal("mark_unhealthy", self._mark_unhealthy(req))
+
     # ---- maintenance mode: handled inline, no child ----
 
     @workflow.update(name="lock")
@@ -140,15 +335,15 @@ class ClusterWorkflow:
         return await self._lock(req)
 
     async def _lock(self, req: LockClusterRequest) -> OperationAccepted:
-        async with self.mutex:
-            if req.action_id in self.recent:
-                return OperationAccepted(action_id=req.action_id or "", status="SUCCEEDED")
-            self._check_or_raise(lambda: ensure_can_lock(self.state))
-            info = LockInfo(reason=req.reason, owner=req.owner, locked_at=workflow.now())
-            self.state = self.state.model_copy(update={"lock": info})
-            return await self._record_inline(
-                ActionName.CLUSTER_LOCK, req.action_id, {"reason": req.reason, "owner": req.owner}
-            )
+        return await self._inline(
+            ActionName.CLUSTER_LOCK,
+            req.action_id,
+            lambda: ensure_can_lock(self.state),
+            lambda: {
+                "lock": LockInfo(reason=req.reason, owner=req.owner, locked_at=workflow.now())
+            },
+            {"reason": req.reason, "owner": req.owner},
+        )
 
     @lock.validator
     def validate_lock(self, req: LockClusterRequest) -> None:
@@ -166,12 +361,13 @@ class ClusterWorkflow:
         return await self._unlock(req)
 
     async def _unlock(self, req: ClusterOperationRequest) -> OperationAccepted:
-        async with self.mutex:
-            if req.action_id in self.recent:
-                return OperationAccepted(action_id=req.action_id or "", status="SUCCEEDED")
-            self._check_or_raise(lambda: ensure_can_unlock(self.state))
-            self.state = self.state.model_copy(update={"lock": None})
-            return await self._record_inline(ActionName.CLUSTER_UNLOCK, req.action_id, {})
+        return await self._inline(
+            ActionName.CLUSTER_UNLOCK,
+            req.action_id,
+            lambda: ensure_can_unlock(self.state),
+            lambda: {"lock": None},
+            {},
+        )
 
     @unlock.validator
     def validate_unlock(self, req: ClusterOperationRequest) -> None:
@@ -190,7 +386,7 @@ class ClusterWorkflow:
 
     # ---- the spine: validate, accept, execute, project ----
 
-    def _check_or_raise(self, rule: Callable[[], None]) -> None:
+    def _check_or_raise(self, rule: Callable[[], object]) -> None:
         """Run a domain rule; a WardenError becomes the ApplicationError the API maps."""
         try:
             rule()
@@ -203,6 +399,8 @@ class ClusterWorkflow:
         if name == ActionName.CLUSTER_CREATE and self.state.created:
             reject(Conflict(f"Cluster {self.state.spec.name} already exists."))
         self._check_or_raise(lambda: ensure_can_start(self.state, name))
+        if name in MEMBERSHIP_OPERATIONS:
+            self._check_or_raise(lambda: plan_membership(self.state, name, req.params))
         if self.pending is not None:
             reject(
                 Conflict(
@@ -219,15 +417,17 @@ class ClusterWorkflow:
             self._validate(name, req)  # state may have moved since the validator ran
             self.recent.add(action_id)
             op = RunningOperation(action_id=action_id, name=name)
+            if name == ActionName.CLUSTER_CREATE:
+                op = self._plan_create(op)
+            elif name in MEMBERSHIP_OPERATIONS:
+                op = self._plan_membership(op, req)
             # Busy now (validators refuse others); pending only once the row is written,
             # so the main loop's RUNNING write never races this one.
             self.state = self.state.model_copy(update={"busy": op})
-            if name == ActionName.CLUSTER_CREATE:
-                self._plan_nodes()
             await record(
                 ChangeSet(
                     clusters=[cluster_snapshot(self.state, workflow.now())],
-                    nodes=self._node_rows() if name == ActionName.CLUSTER_CREATE else [],
+                    nodes=self._node_rows(op.new_node_ids),
                     actions=[self._action(op, ActionStatus.READY, inputs=req.params)],
                 ),
                 summary=f"accept {name}",
@@ -249,9 +449,47 @@ class ClusterWorkflow:
         except ApplicationError as err:
             await self._record_rejected(what, err.message)
 
-    def _plan_nodes(self) -> None:
-        spec, now = self.state.spec, workflow.now()
-        nodes = [
+    def _plan_create(self, op: RunningOperation) -> RunningOperation:
+        spec = self.state.spec
+        nodes = self._new_nodes(spec.desired_capacity)
+        self.state = self.state.model_copy(
+            update={
+                "nodes": nodes,
+                "desired_capacity": spec.desired_capacity,
+                "created_at": workflow.now(),
+                "next_index": self.state.next_index + len(nodes),
+            }
+        )
+        return op.model_copy(update={"new_node_ids": tuple(n.node_id for n in nodes)})
+
+    def _plan_membership(
+        self, op: RunningOperation, req: ClusterOperationRequest
+    ) -> RunningOperation:
+        """Sizes, new nodes and victims, decided once at accept time (replay-safe)."""
+        plan = plan_membership(self.state, op.name, req.params)
+        victims = choose_victims(self.state, plan, workflow.random())
+        nodes = self._new_nodes(plan.add)
+        spec = self.state.spec.model_copy(
+            update={"min_size": plan.min_size, "max_size": plan.max_size}
+        )
+        self.state = self.state.model_copy(
+            update={
+                "spec": spec,
+                "desired_capacity": plan.desired_capacity,
+                "nodes": [*self.state.nodes, *nodes],
+                "next_index": self.state.next_index + len(nodes),
+            }
+        )
+        return op.model_copy(
+            update={
+                "new_node_ids": tuple(n.node_id for n in nodes),
+                "victim_ids": tuple(victims),
+            }
+        )
+
+    def _new_nodes(self, count: int) -> list[NodeState]:
+        spec, now, first = self.state.spec, workflow.now(), self.state.next_index
+        return [
             NodeState(
                 node_id=str(workflow.uuid4()),
                 name=node_name(spec.name, i),
@@ -260,11 +498,8 @@ class ClusterWorkflow:
                 created_at=now,
                 updated_at=now,
             )
-            for i in range(1, spec.desired_capacity + 1)
+            for i in range(first, first + count)
         ]
-        self.state = self.state.model_copy(
-            update={"nodes": nodes, "desired_capacity": spec.desired_capacity, "created_at": now}
-        )
 
     async def _execute(self, op: RunningOperation) -> None:
         running = RUNNING_STATUS.get(op.name, self.state.status)
@@ -279,24 +514,69 @@ class ClusterWorkflow:
             ),
             summary=f"start {op.name}",
         )
-        run, summary = _CHILDREN[op.name]
+        outcome = await self._run_child(op)
+        await self._finish(op, outcome.succeeded, outcome.reason, outcome.result)
+
+    async def _run_child(self, op: RunningOperation) -> Outcome:
+        """Start the child that carries out `op` and wait for it (never raises)."""
         spec = self.state.spec
-        outcome = await run_child(
+        inp = NodesOperationInput(
+            project_id=spec.project_id,
+            cluster_id=spec.cluster_id,
+            cluster_name=spec.name,
+            action_id=op.action_id,
+            profile=self.state.profile,
+            nodes=self.state.nodes,
+        )
+        if op.victim_ids:
+            run: Any = ScaleInWorkflow.run
+            arg: Any = self._scale_in_input(op)
+            n = len(op.victim_ids)
+        elif op.new_node_ids:
+            run, n = ClusterCreateWorkflow.run, len(op.new_node_ids)
+            arg = inp.model_copy(update={"nodes": self._nodes(op.new_node_ids)})
+        elif op.name in _CHILDREN:
+            run, arg, n = _CHILDREN[op.name][0], inp, len(self.state.nodes)
+        else:
+            return Outcome(True)  # e.g. a resize that only changed the size bounds
+        return await run_child(
             run,
-            NodesOperationInput(
-                project_id=spec.project_id,
-                cluster_id=spec.cluster_id,
-                cluster_name=spec.name,
-                action_id=op.action_id,
-                profile=self.state.profile,
-                nodes=self.state.nodes,
-            ),
+            arg,
             workflow_id=f"cluster-op:{spec.cluster_id}:{op.action_id}",
-            summary=summary.format(n=len(self.state.nodes), name=spec.name),
+            summary=self._summary(op, n),
             attributes=warden_attributes(spec.project_id, "cluster-op", spec.cluster_id, "RUNNING"),
             details=f"Action `{op.action_id}` ({op.name}) of cluster `{spec.cluster_id}`",
         )
-        await self._finish(op, outcome.succeeded, outcome.reason, outcome.result)
+
+    def _scale_in_input(self, op: RunningOperation) -> ScaleInInput:
+        spec = self.state.spec
+        return ScaleInInput(
+            project_id=spec.project_id,
+            cluster_id=spec.cluster_id,
+            cluster_name=spec.name,
+            action_id=op.action_id,
+            action_name=op.name,
+            victims=self._nodes(op.victim_ids),
+            deletion=deletion_settings(self.state),
+            complete_url=f"{self.api_url.rstrip('/')}/v1/clusters/{spec.cluster_id}/actions",
+            server_poll_interval_s=self.server_poll_interval_s,
+        )
+
+    def _summary(self, op: RunningOperation, n: int) -> str:
+        name = self.state.spec.name
+        if op.name in _MEMBERSHIP_SUMMARY:
+            victims = self._nodes(op.victim_ids)
+            return _MEMBERSHIP_SUMMARY[op.name].format(
+                name=name,
+                n=n,
+                verb="remove" if op.victim_ids else "add",
+                node=victims[0].name if victims else "?",
+            )
+        return _CHILDREN[op.name][1].format(n=n, name=name)
+
+    def _nodes(self, ids: tuple[str, ...]) -> list[NodeState]:
+        wanted = set(ids)
+        return [n for n in self.state.nodes if n.node_id in wanted]
 
     async def _finish(
         self, op: RunningOperation, ok: bool, reason: str, result: NodesOperationResult | None
@@ -304,7 +584,7 @@ class ClusterWorkflow:
         if result is not None:
             ok, reason = ok and not result.error, reason or result.error
             if op.name != ActionName.CLUSTER_DELETE:
-                self.state = self.state.model_copy(update={"nodes": result.nodes})
+                self.state = self.state.model_copy(update={"nodes": self._merged(result)})
         status = status_after(op.name, ok, self.state.status)
         deleted = ok and op.name == ActionName.CLUSTER_DELETE
         self.state = self.state.model_copy(
@@ -335,8 +615,30 @@ class ClusterWorkflow:
         )
         self._show()
 
+    def _merged(self, result: NodesOperationResult) -> list[NodeState]:
+        """Nodes after a child: touched ones replaced, removed ones dropped."""
+        touched = {n.node_id: n for n in result.nodes}
+        removed = set(result.removed)
+        return [touched.get(n.node_id, n) for n in self.state.nodes if n.node_id not in removed]
+
+    async def _inline(
+        self,
+        name: ActionName,
+        action_id: str | None,
+        rule: Callable[[], object],
+        change: Callable[[], dict[str, Any]],
+        inputs: dict[str, Any],
+    ) -> OperationAccepted:
+        """An operation done inside the handler (lock, unlock, attach, detach)."""
+        async with self.mutex:
+            if action_id in self.recent:
+                return OperationAccepted(action_id=action_id or "", status="SUCCEEDED")
+            self._check_or_raise(rule)
+            self.state = self.state.model_copy(update=change())
+            return await self._record_inline(name, action_id, inputs)
+
     async def _record_inline(
-        self, name: ActionName, action_id: str | None, inputs: dict[str, str]
+        self, name: ActionName, action_id: str | None, inputs: dict[str, Any]
     ) -> OperationAccepted:
         op = RunningOperation(action_id=action_id or str(workflow.uuid4()), name=name)
         self.recent.add(op.action_id)
@@ -384,7 +686,7 @@ class ClusterWorkflow:
             status_reason=reason,
             inputs=inputs,
             workflow_id=f"cluster-op:{spec.cluster_id}:{op.action_id}"
-            if op.name in _CHILDREN
+            if op.name in _CHILDREN or op.name in _MEMBERSHIP_SUMMARY
             else workflow.info().workflow_id,
             at=workflow.now(),
         )
@@ -406,9 +708,25 @@ class ClusterWorkflow:
             at=workflow.now(),
         )
 
-    def _node_rows(self) -> list[NodeSnapshot]:
+    def _node_rows(self, ids: tuple[str, ...]) -> list[NodeSnapshot]:
         spec = self.state.spec
-        return [node_snapshot(spec.project_id, spec.cluster_id, n) for n in self.state.nodes]
+        return [node_snapshot(spec.project_id, spec.cluster_id, n) for n in self._nodes(ids)]
+
+    def _node_event(self, node: NodeState, action: str, reason: str) -> Event:
+        spec = self.state.spec
+        return Event(
+            event_id=str(workflow.uuid4()),
+            project_id=spec.project_id,
+            obj_type="node",
+            obj_id=node.node_id,
+            obj_name=node.name,
+            cluster_id=spec.cluster_id,
+            action=action,
+            status=node.status.value,
+            status_reason=reason,
+            level=EventLevel.WARNING if node.status == "ERROR" else EventLevel.INFO,
+            at=workflow.now(),
+        )
 
     def _carry_over(self) -> ClusterInput:
         return ClusterInput(
@@ -416,6 +734,8 @@ class ClusterWorkflow:
             pending=self.pending,
             recent_action_ids=self.recent.to_list(),
             history_limit=self.history_limit,
+            api_url=self.api_url,
+            server_poll_interval_s=self.server_poll_interval_s,
         )
 
     def _show(self) -> None:

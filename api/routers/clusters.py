@@ -8,8 +8,16 @@ from fastapi import APIRouter, Path, Query, Response, status
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
-from api.clusters import create_cluster, find_cluster, new_action_id, send_cluster_update
+from api.clusters import (
+    attach_request,
+    create_cluster,
+    detach_request,
+    find_cluster,
+    new_action_id,
+    send_cluster_update,
+)
 from api.deps import DbDep, TemporalDep
+from api.lifecycle import signal_lifecycle
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import (
     ClusterActionRequest,
@@ -17,15 +25,32 @@ from api.schemas.clusters import (
     ClusterEnvelope,
     ClusterList,
     ClusterPublic,
+    LifecycleBody,
     LockBody,
+    MarkUnhealthyRequest,
     NodeEnvelope,
     NodeList,
     NodePublic,
+    PolicyAttachBody,
+    PolicyDetachBody,
 )
 from api.schemas.common import ERROR_RESPONSES
-from domain.clusters import ClusterOperationRequest, LockClusterRequest
+from domain.clusters import (
+    ClusterOperationRequest,
+    LockClusterRequest,
+    MarkNodeRequest,
+    PolicyAttachRequest,
+    PolicyDetachRequest,
+)
 from domain.errors import NotFound
-from store.clusters import ClusterRecord, get_cluster, get_node, list_clusters, list_nodes
+from store.clusters import (
+    ClusterRecord,
+    NodeRecord,
+    get_cluster,
+    get_node,
+    list_clusters,
+    list_nodes,
+)
 
 router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)
 ClusterId = Annotated[str, Path(max_length=255)]
@@ -111,16 +136,29 @@ async def cluster_action_route(
     body: ClusterActionRequest,
     response: Response,
 ) -> ActionAccepted:
-    """Run one action on a cluster: `check`, `lock`, `unlock`."""
+    """Run one action on a cluster (exactly one key; see DESIGN §4.2)."""
     name, params = body.only_action()
     record = await find_cluster(db, caller, cluster_id)
-    request: ClusterOperationRequest | LockClusterRequest
+    if isinstance(params, LifecycleBody):
+        token = await signal_lifecycle(
+            db, temporal, caller, record, name, params.lifecycle_action_token
+        )
+        return _accepted(response, token)
+    request: (
+        ClusterOperationRequest | LockClusterRequest | PolicyAttachRequest | PolicyDetachRequest
+    )
     if isinstance(params, LockBody):
         request = LockClusterRequest(
             action_id=new_action_id(), reason=params.reason, owner=params.owner
         )
+    elif isinstance(params, PolicyAttachBody):
+        request = await attach_request(db, caller, record, params)
+    elif isinstance(params, PolicyDetachBody):
+        request = await detach_request(db, caller, params)
     else:
-        request = ClusterOperationRequest(action_id=new_action_id(), params=params.model_dump())
+        request = ClusterOperationRequest(
+            action_id=new_action_id(), params=params.model_dump(exclude_none=True)
+        )
     accepted = await send_cluster_update(temporal, record, name, request)
     return _accepted(response, accepted.action_id)
 
@@ -136,10 +174,45 @@ async def list_nodes_route(
     return NodeList(nodes=[NodePublic.of(r) for r in records])
 
 
+async def _find_node(db: DbDep, caller: CallerDep, node_id: str) -> NodeRecord:
+    record: NodeRecord | None = await db.run(get_node, caller.project_id, node_id)
+    if record is None:
+        raise NotFound(f"The node '{node_id}' could not be found.")
+    return record
+
+
 @router.get("/nodes/{node_id}", response_model=NodeEnvelope)
 async def get_node_route(caller: CallerDep, db: DbDep, node_id: NodeId) -> NodeEnvelope:
     """One node."""
-    record = await db.run(get_node, caller.project_id, node_id)
-    if record is None:
-        raise NotFound(f"The node '{node_id}' could not be found.")
-    return NodeEnvelope(node=NodePublic.of(record))
+    return NodeEnvelope(node=NodePublic.of(await _find_node(db, caller, node_id)))
+
+
+@router.delete(
+    "/nodes/{node_id}", status_code=status.HTTP_202_ACCEPTED, response_model=ActionAccepted
+)
+async def delete_node_route(
+    caller: WriterDep, db: DbDep, temporal: TemporalDep, node_id: NodeId, response: Response
+) -> ActionAccepted:
+    """Remove a node from its cluster (lifecycle hooks fire; 409 while busy or locked)."""
+    node = await _find_node(db, caller, node_id)
+    cluster = await find_cluster(db, caller, node.cluster_id)
+    request = ClusterOperationRequest(action_id=new_action_id(), params={"nodes": [node.id]})
+    accepted = await send_cluster_update(temporal, cluster, "delete_node", request)
+    return _accepted(response, accepted.action_id)
+
+
+@router.patch("/nodes/{node_id}", response_model=NodeEnvelope)
+async def mark_node_route(
+    caller: WriterDep, db: DbDep, temporal: TemporalDep, node_id: NodeId, body: MarkUnhealthyRequest
+) -> NodeEnvelope:
+    """Mark a node unhealthy (ERROR, first victim of the next scale-in) or clear the mark."""
+    node = await _find_node(db, caller, node_id)
+    cluster = await find_cluster(db, caller, node.cluster_id)
+    request = MarkNodeRequest(
+        action_id=new_action_id(),
+        node_id=node.id,
+        mark_unhealthy=body.mark_unhealthy,
+        status_reason=body.status_reason,
+    )
+    await send_cluster_update(temporal, cluster, "mark_unhealthy", request)
+    return NodeEnvelope(node=NodePublic.of(await _find_node(db, caller, node_id)))

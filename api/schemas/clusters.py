@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from api.schemas.common import StrictModel
 from domain.clusters import MAX_CAPACITY
 from domain.errors import InvalidRequest
+from domain.scaling import AdjustmentType
 from store.clusters import ClusterRecord, NodeRecord
 
 
@@ -41,6 +42,48 @@ class LockBody(StrictModel):
     owner: str = Field("", max_length=255)
 
 
+class ScaleBody(StrictModel):
+    """`scale_out {count}` / `scale_in {count}` (count defaults to 1)."""
+
+    count: int = Field(1, ge=1, le=MAX_CAPACITY)
+
+
+class ResizeBody(StrictModel):
+    """`resize {...}` with Senlin's parameters; sizes are checked by the cluster."""
+
+    adjustment_type: AdjustmentType | None = None
+    number: float | None = Field(None, ge=-MAX_CAPACITY * 100, le=MAX_CAPACITY * 100)
+    min_size: int | None = Field(None, ge=0, le=MAX_CAPACITY)
+    max_size: int | None = Field(None, ge=-1, le=MAX_CAPACITY)
+    min_step: int | None = Field(None, ge=0, le=MAX_CAPACITY)
+    strict: bool = True
+
+
+class DelNodesBody(StrictModel):
+    """`del_nodes {nodes: [node ids or names]}`."""
+
+    nodes: list[str] = Field(min_length=1, max_length=1000)
+
+
+class PolicyAttachBody(StrictModel):
+    """`policy_attach {policy_id, enabled?}`."""
+
+    policy_id: str = Field(min_length=1, max_length=255)
+    enabled: bool = True
+
+
+class PolicyDetachBody(StrictModel):
+    """`policy_detach {policy_id}`."""
+
+    policy_id: str = Field(min_length=1, max_length=255)
+
+
+class LifecycleBody(StrictModel):
+    """`complete_lifecycle` / `heartbeat_lifecycle {lifecycle_action_token}`."""
+
+    lifecycle_action_token: str = Field(min_length=1, max_length=64)
+
+
 class ClusterActionRequest(BaseModel):
     """`POST /v1/clusters/{cluster_id}/actions`: exactly one of these keys."""
 
@@ -49,6 +92,14 @@ class ClusterActionRequest(BaseModel):
     check: EmptyBody | None = None
     lock: LockBody | None = None
     unlock: EmptyBody | None = None
+    scale_out: ScaleBody | None = None
+    scale_in: ScaleBody | None = None
+    resize: ResizeBody | None = None
+    del_nodes: DelNodesBody | None = None
+    policy_attach: PolicyAttachBody | None = None
+    policy_detach: PolicyDetachBody | None = None
+    complete_lifecycle: LifecycleBody | None = None
+    heartbeat_lifecycle: LifecycleBody | None = None
 
     def only_action(self) -> tuple[str, BaseModel]:
         """The single action named, or a 400 with Senlin's wording."""
@@ -61,7 +112,16 @@ class ClusterActionRequest(BaseModel):
         if len(named) > 1:
             raise InvalidRequest("Multiple actions specified")
         name = named[0]
-        return name, getattr(self, name) or EmptyBody()
+        body: BaseModel | None = getattr(self, name)
+        if body is None:  # `{"scale_in": null}` means the action's defaults, if it has them
+            model = next(
+                a for a in get_args(type(self).model_fields[name].annotation) if a is not type(None)
+            )
+            try:
+                body = model()
+            except ValidationError as err:
+                raise InvalidRequest(f"{name}: {err.errors()[0]['msg']}") from err
+        return name, body
 
 
 class LockPublic(BaseModel):
@@ -105,7 +165,7 @@ class ClusterPublic(BaseModel):
             min_size=record.min_size,
             max_size=record.max_size,
             nodes=node_ids,
-            policies=[],
+            policies=record.policies,
             lock=LockPublic.model_validate(record.lock) if record.lock else None,
             metadata=record.metadata_,
             created_at=record.created_at,
@@ -157,3 +217,10 @@ class NodeList(BaseModel):
     """`{"nodes": [...]}`."""
 
     nodes: list[NodePublic]
+
+
+class MarkUnhealthyRequest(StrictModel):
+    """`PATCH /v1/nodes/{node_id}`."""
+
+    mark_unhealthy: bool = Field(strict=True)
+    status_reason: str = Field("", max_length=255)

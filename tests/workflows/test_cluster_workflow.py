@@ -7,176 +7,23 @@ fakes registered under the real names (STYLE.md: tests/workflows).
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 import pytest
-import pytest_asyncio
-from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
-from temporalio import activity
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import WithStartWorkflowOperation, WorkflowHandle, WorkflowUpdateFailedError
-from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
-from temporalio.testing import WorkflowEnvironment
-from temporalio.worker import Worker
 
-from activities.store import StoreActivities
 from domain.clusters import (
     ClusterOperationRequest,
-    ClusterSpec,
     ClusterState,
     LockClusterRequest,
     OperationAccepted,
 )
-from domain.servers import ServerInfo, ServerRequest, ServerStatuses
 from store.actions import ActionRecord
 from store.clusters import ClusterRecord, NodeRecord
-from store.db import make_engine, migrate
 from store.events import EventRecord
 from tests.support.eventually import eventually
-from worker.registry import WORKFLOWS
-from workflows.clusters import ClusterInput
-from workflows.search_attributes import warden_attributes
-
-PROFILE = {
-    "type": "os.nova.server",
-    "version": "1.0",
-    "properties": {"image": "cirros", "flavor": "m1.tiny"},
-}
-
-
-@dataclass
-class FakeCloud:
-    """Servers in memory; names listed in `fail_names` fail to build."""
-
-    servers: dict[str, ServerInfo] = field(default_factory=dict)
-    fail_names: set[str] = field(default_factory=set)
-    creates: int = 0
-
-    @activity.defn(name="create_server")
-    async def create_server(self, request: ServerRequest) -> ServerInfo:
-        self.creates += 1
-        found = [s for s in self.servers.values() if s.name == request.name]
-        if found:
-            return found[0]
-        status = "ERROR" if request.name in self.fail_names else "ACTIVE"
-        server = ServerInfo(physical_id=str(uuid.uuid4()), name=request.name, status=status)
-        self.servers[server.physical_id] = server
-        return server
-
-    @activity.defn(name="wait_server_active")
-    async def wait_server_active(self, physical_id: str) -> ServerInfo:
-        server = self.servers[physical_id]
-        if server.status != "ACTIVE":
-            raise ApplicationError(
-                f"Server {physical_id} went to ERROR", type="BackendError", non_retryable=True
-            )
-        return server
-
-    @activity.defn(name="delete_server")
-    async def delete_server(self, physical_id: str) -> None:
-        self.servers.pop(physical_id, None)
-
-    @activity.defn(name="wait_server_deleted")
-    async def wait_server_deleted(self, physical_id: str) -> None:
-        assert physical_id not in self.servers
-
-    @activity.defn(name="get_server_statuses")
-    async def get_server_statuses(self, physical_ids: list[str]) -> ServerStatuses:
-        return ServerStatuses(
-            statuses={
-                i: (self.servers[i].status if i in self.servers else None) for i in physical_ids
-            }
-        )
-
-
-@dataclass
-class Harness:
-    env: WorkflowEnvironment
-    engine: Engine
-    cloud: FakeCloud
-    task_queue: str
-
-    async def create(
-        self,
-        desired: int = 2,
-        history_limit: int | None = None,
-    ) -> tuple[WorkflowHandle[object, object], str]:
-        cluster_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
-        spec = ClusterSpec(
-            cluster_id=cluster_id,
-            project_id="p1",
-            name="web",
-            profile_id="prof",
-            desired_capacity=desired,
-        )
-        start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
-            "ClusterWorkflow",
-            ClusterInput(
-                state=ClusterState(spec=spec, profile=PROFILE), history_limit=history_limit
-            ),
-            id=f"cluster:{cluster_id}",
-            task_queue=self.task_queue,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            search_attributes=warden_attributes("p1", "cluster", cluster_id, "INIT"),
-        )
-        accepted = await self.env.client.execute_update_with_start_workflow(
-            "create",
-            ClusterOperationRequest(action_id=action_id),
-            start_workflow_operation=start,
-            id=action_id,
-            result_type=OperationAccepted,
-        )
-        assert accepted.action_id == action_id
-        handle = self.env.client.get_workflow_handle(f"cluster:{cluster_id}")
-        await self.action_ends(action_id)
-        return handle, cluster_id
-
-    async def action_ends(self, action_id: str) -> ActionRecord:
-        async def ended() -> ActionRecord | None:
-            with Session(self.engine) as s:
-                rec = s.get(ActionRecord, action_id)
-                return rec if rec and rec.status in ("SUCCEEDED", "FAILED") else None
-
-        return await eventually(ended, what=f"action {action_id} ended")
-
-    def rows(self, model: type, **where: object) -> list:  # type: ignore[type-arg]
-        with Session(self.engine) as s:
-            query: Any = select(model)
-            for key, value in where.items():
-                query = query.where(getattr(model, key) == value)
-            return list(s.exec(query))
-
-
-@pytest_asyncio.fixture
-async def harness(time_skipping_env: WorkflowEnvironment, tmp_path: Path) -> AsyncIterator[Harness]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'w.db'}")
-    migrate(engine)
-    cloud = FakeCloud()
-    queue = f"tq-{uuid.uuid4()}"
-    store = StoreActivities(engine)
-    with ThreadPoolExecutor(4) as pool:
-        async with Worker(
-            time_skipping_env.client,
-            task_queue=queue,
-            workflows=list(WORKFLOWS),
-            activities=[
-                store.record_changes,
-                cloud.create_server,
-                cloud.wait_server_active,
-                cloud.delete_server,
-                cloud.wait_server_deleted,
-                cloud.get_server_statuses,
-            ],
-            activity_executor=pool,
-        ):
-            yield Harness(time_skipping_env, engine, cloud, queue)
-    engine.dispose()
+from tests.workflows.support import Harness
 
 
 async def test_create_makes_every_node_active_and_projects_it(harness: Harness) -> None:

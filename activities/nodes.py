@@ -1,0 +1,64 @@
+"""Node activities: remove a cluster member (its server, then its record) in one call."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy.engine import Engine
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.cloud.compute import ComputeClient
+from domain.errors import BackendNotFound, WardenError
+from domain.projection import ChangeSet, NodeRemoval
+from store.changes import apply_changes
+from store.db import session_scope
+
+#: How often the server is looked at while it goes away.
+POLL_INTERVAL_S = 0.25
+MAX_POLL_INTERVAL_S = 2.0
+
+
+class NodeActivities:
+    """Activities that need both the compute API and the database."""
+
+    def __init__(self, compute: ComputeClient, engine: Engine) -> None:
+        self._compute = compute
+        self._engine = engine
+
+    @activity.defn(name="remove_node")
+    async def remove_node(self, removal: NodeRemoval) -> None:
+        """Delete the server and wait for it to vanish (heartbeating), then project.
+
+        One activity instead of delete + poll + record keeps a node's deletion at
+        three history events; every step is idempotent, so a retry after a worker
+        crash repeats no deletion (a server already gone counts as deleted).
+        """
+        if removal.destroy and removal.physical_id:
+            try:
+                await self._delete_and_wait(removal.physical_id)
+            except WardenError as err:
+                raise ApplicationError(
+                    err.message, type=type(err).__name__, non_retryable=not err.retryable
+                ) from err
+        await asyncio.to_thread(self._write, removal.changes)
+
+    async def _delete_and_wait(self, physical_id: str) -> None:
+        await self._compute.delete_server(physical_id)
+        interval = POLL_INTERVAL_S
+        while True:
+            try:
+                server = await self._compute.get_server(physical_id)
+            except BackendNotFound:
+                return
+            if server.status.upper() == "DELETED":
+                return
+            activity.heartbeat(server.status)
+            await asyncio.sleep(interval)
+            interval = min(interval * 2, MAX_POLL_INTERVAL_S)
+
+    def _write(self, changes: ChangeSet) -> None:
+        if changes.is_empty():
+            return
+        with session_scope(self._engine) as session:
+            apply_changes(session, changes)

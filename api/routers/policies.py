@@ -1,0 +1,89 @@
+"""`/v1/policies`: written by the API directly (policies have no lifecycle)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Response, status
+from sqlmodel import Session
+
+from api.auth import CallerDep, WriterDep
+from api.deps import DbDep, SettingsDep
+from api.schemas.common import ERROR_RESPONSES
+from api.schemas.policies import PolicyCreate, PolicyEnvelope, PolicyList, PolicyPublic
+from domain.errors import Conflict, NotFound
+from domain.policies import ParsedPolicy, parse_policy_spec
+from store.clusters import cluster_names_using_policy
+from store.columns import now_utc
+from store.policies import PolicyRecord, get_policy, list_policies
+
+router = APIRouter(prefix="/v1/policies", tags=["policies"], responses=ERROR_RESPONSES)
+PolicyId = Annotated[str, Path(max_length=255)]
+
+
+def _insert(session: Session, project_id: str, name: str, parsed: ParsedPolicy) -> PolicyRecord:
+    now = now_utc()
+    record = PolicyRecord(
+        id=str(uuid.uuid4()),
+        project_id=project_id,
+        name=name,
+        type=parsed.type.value,
+        version=parsed.version,
+        spec=parsed.public_spec(),
+        secret=getattr(parsed.properties, "secret", None),
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(record)
+    return record
+
+
+def _delete(session: Session, project_id: str, policy_id: str) -> None:
+    record = get_policy(session, project_id, policy_id)
+    if record is None:
+        raise NotFound(f"The policy '{policy_id}' could not be found.")
+    users = cluster_names_using_policy(session, project_id, record.id)
+    if users:
+        raise Conflict(
+            f"The policy '{policy_id}' is still attached to cluster(s) {', '.join(users)}; "
+            "detach it first."
+        )
+    session.delete(record)
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=PolicyEnvelope)
+async def create_policy(
+    caller: WriterDep, db: DbDep, settings: SettingsDep, body: PolicyCreate
+) -> PolicyEnvelope:
+    """Create a deletion (1.1) or health (1.1) policy; an invalid spec is a 400."""
+    parsed = parse_policy_spec(
+        body.policy.spec,
+        min_interval=settings.health_check_interval_min,
+        url_allowlist=settings.hook_url_allowlist,
+    )
+    record = await db.run(_insert, caller.project_id, body.policy.name, parsed)
+    return PolicyEnvelope(policy=PolicyPublic.of(record))
+
+
+@router.get("", response_model=PolicyList)
+async def list_policies_route(caller: CallerDep, db: DbDep) -> PolicyList:
+    """Policies of the caller's project."""
+    records = await db.run(list_policies, caller.project_id)
+    return PolicyList(policies=[PolicyPublic.of(r) for r in records])
+
+
+@router.get("/{policy_id}", response_model=PolicyEnvelope)
+async def get_policy_route(caller: CallerDep, db: DbDep, policy_id: PolicyId) -> PolicyEnvelope:
+    """One policy by id or unique name."""
+    record = await db.run(get_policy, caller.project_id, policy_id)
+    if record is None:
+        raise NotFound(f"The policy '{policy_id}' could not be found.")
+    return PolicyEnvelope(policy=PolicyPublic.of(record))
+
+
+@router.delete("/{policy_id}", status_code=status.HTTP_204_NO_CONTENT)
+async def delete_policy(caller: WriterDep, db: DbDep, policy_id: PolicyId) -> Response:
+    """Delete a policy no cluster has attached (409 otherwise)."""
+    await db.run(_delete, caller.project_id, policy_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,65 @@
+"""Policy schemas."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from api.schemas.common import StrictModel
+from store.policies import PolicyRecord
+
+
+class PolicyBody(StrictModel):
+    """The inside of `{"policy": {...}}`; `spec` is checked by `domain.policies`."""
+
+    name: str = Field(min_length=1, max_length=255)
+    spec: dict[str, Any]
+
+
+class PolicyCreate(StrictModel):
+    """`POST /v1/policies`."""
+
+    policy: PolicyBody
+
+
+class PolicyPublic(BaseModel):
+    """A policy as the API shows it: never its secret, only whether one is set."""
+
+    id: str
+    name: str
+    type: str
+    version: str
+    spec: dict[str, Any]
+    has_secret: bool
+    project_id: str
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, record: PolicyRecord) -> PolicyPublic:
+        """From the database row."""
+        return cls(
+            id=record.id,
+            name=record.name,
+            type=record.type,
+            version=record.version,
+            spec=record.spec,
+            has_secret=bool(record.secret),
+            project_id=record.project_id,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+        )
+
+
+class PolicyEnvelope(BaseModel):
+    """`{"policy": {...}}`."""
+
+    policy: PolicyPublic
+
+
+class PolicyList(BaseModel):
+    """`{"policies": [...]}`."""
+
+    policies: list[PolicyPublic]

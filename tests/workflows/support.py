@@ -1,0 +1,261 @@
+"""Workflow-test harness: the real store on SQLite, fake cloud activities under real names.
+
+STYLE.md (tests/workflows): the time-skipping server runs the real workflows; only
+the activities that talk to the cloud or to apps are fakes registered under the
+names the workflows call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest_asyncio
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+from temporalio import activity
+from temporalio.client import WithStartWorkflowOperation, WorkflowHandle
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from activities.store import StoreActivities
+from domain.clusters import ClusterOperationRequest, ClusterSpec, ClusterState, OperationAccepted
+from domain.lifecycle import HookDelivery, HookDeliveryResult
+from domain.projection import NodeRemoval
+from domain.servers import ServerInfo, ServerRequest, ServerStatuses
+from store.actions import ActionRecord
+from store.changes import apply_changes
+from store.db import make_engine, migrate, session_scope
+from tests.support.eventually import eventually
+from tests.support.temporal import binary, register_search_attributes
+from worker.registry import WORKFLOWS
+from workflows.clusters import ClusterInput
+from workflows.search_attributes import warden_attributes
+
+PROFILE = {
+    "type": "os.nova.server",
+    "version": "1.0",
+    "properties": {"image": "cirros", "flavor": "m1.tiny"},
+}
+
+
+@dataclass
+class FakeCloud:
+    """Servers in memory; names listed in `fail_names` fail to build."""
+
+    servers: dict[str, ServerInfo] = field(default_factory=dict)
+    fail_names: set[str] = field(default_factory=set)
+    creates: int = 0
+    engine: Any = None
+    deleted: list[str] = field(default_factory=list)
+    messages: list[HookDelivery] = field(default_factory=list)
+    hook_down: bool = False
+
+    @activity.defn(name="create_server")
+    async def create_server(self, request: ServerRequest) -> ServerInfo:
+        self.creates += 1
+        found = [s for s in self.servers.values() if s.name == request.name]
+        if found:
+            return found[0]
+        status = "ERROR" if request.name in self.fail_names else "ACTIVE"
+        server = ServerInfo(physical_id=str(uuid.uuid4()), name=request.name, status=status)
+        self.servers[server.physical_id] = server
+        return server
+
+    @activity.defn(name="wait_server_active")
+    async def wait_server_active(self, physical_id: str) -> ServerInfo:
+        server = self.servers[physical_id]
+        if server.status != "ACTIVE":
+            raise ApplicationError(
+                f"Server {physical_id} went to ERROR", type="BackendError", non_retryable=True
+            )
+        return server
+
+    @activity.defn(name="delete_server")
+    async def delete_server(self, physical_id: str) -> None:
+        self.servers.pop(physical_id, None)
+
+    @activity.defn(name="wait_server_deleted")
+    async def wait_server_deleted(self, physical_id: str) -> None:
+        assert physical_id not in self.servers
+
+    @activity.defn(name="remove_node")
+    async def remove_node(self, removal: NodeRemoval) -> None:
+        if removal.destroy and removal.physical_id:
+            self.deleted.append(removal.physical_id)
+            self.servers.pop(removal.physical_id, None)
+        with session_scope(self.engine) as session:
+            apply_changes(session, removal.changes)
+
+    @activity.defn(name="deliver_lifecycle_message")
+    async def deliver_lifecycle_message(self, delivery: HookDelivery) -> HookDeliveryResult:
+        if self.hook_down:
+            # Non-retryable here: retry timers stall the test server's time skipping;
+            # retries against a real target that is down are proven in tests/integration.
+            raise ApplicationError(
+                "hook target answered 410", type="HookRejected", non_retryable=True
+            )
+        self.messages.append(delivery)
+        return HookDeliveryResult(delivered=True, detail="fake")
+
+    @activity.defn(name="get_server_statuses")
+    async def get_server_statuses(self, physical_ids: list[str]) -> ServerStatuses:
+        return ServerStatuses(
+            statuses={
+                i: (self.servers[i].status if i in self.servers else None) for i in physical_ids
+            }
+        )
+
+
+@dataclass
+class Harness:
+    env: WorkflowEnvironment
+    engine: Engine
+    cloud: FakeCloud
+    task_queue: str
+    started: list[str] = field(default_factory=list)
+
+    async def create(
+        self,
+        desired: int = 2,
+        history_limit: int | None = None,
+        min_size: int = 0,
+        max_size: int = -1,
+        poll_s: int = 3600,
+    ) -> tuple[WorkflowHandle[object, object], str]:
+        cluster_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
+        spec = ClusterSpec(
+            cluster_id=cluster_id,
+            project_id="p1",
+            name="web",
+            profile_id="prof",
+            desired_capacity=desired,
+            min_size=min_size,
+            max_size=max_size,
+        )
+        start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
+            "ClusterWorkflow",
+            ClusterInput(
+                state=ClusterState(spec=spec, profile=PROFILE),
+                history_limit=history_limit,
+                api_url="http://warden.test",
+                server_poll_interval_s=poll_s,
+            ),
+            id=f"cluster:{cluster_id}",
+            task_queue=self.task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            search_attributes=warden_attributes("p1", "cluster", cluster_id, "INIT"),
+        )
+        accepted = await self.env.client.execute_update_with_start_workflow(
+            "create",
+            ClusterOperationRequest(action_id=action_id),
+            start_workflow_operation=start,
+            id=action_id,
+            result_type=OperationAccepted,
+        )
+        assert accepted.action_id == action_id
+        handle = self.env.client.get_workflow_handle(f"cluster:{cluster_id}")
+        self.started.append(handle.id)
+        await self.action_ends(action_id)
+        return handle, cluster_id
+
+    async def update(
+        self, handle: WorkflowHandle[object, object], name: str, req: Any
+    ) -> OperationAccepted:
+        accepted: OperationAccepted = await handle.execute_update(
+            name, req, result_type=OperationAccepted
+        )
+        return accepted
+
+    async def action_status(self, action_id: str, *statuses: str) -> ActionRecord:
+        async def reached() -> ActionRecord | None:
+            with Session(self.engine) as s:
+                rec = s.get(ActionRecord, action_id)
+                return rec if rec and rec.status in statuses else None
+
+        return await eventually(reached, what=f"action {action_id} in {statuses}")
+
+    async def action_ends(self, action_id: str) -> ActionRecord:
+        async def ended() -> ActionRecord | None:
+            with Session(self.engine) as s:
+                rec = s.get(ActionRecord, action_id)
+                return rec if rec and rec.status in ("SUCCEEDED", "FAILED") else None
+
+        return await eventually(ended, what=f"action {action_id} ended")
+
+    def rows(self, model: type, **where: object) -> list:  # type: ignore[type-arg]
+        with Session(self.engine) as s:
+            query: Any = select(model)
+            for key, value in where.items():
+                query = query.where(getattr(model, key) == value)
+            return list(s.exec(query))
+
+
+@pytest_asyncio.fixture
+async def harness(time_skipping_env: WorkflowEnvironment, tmp_path: Path) -> AsyncIterator[Harness]:
+    """A harness on the session's time-skipping server."""
+    async for harness in _harness(time_skipping_env, tmp_path):
+        yield harness
+
+
+@pytest_asyncio.fixture
+async def own_harness(tmp_path: Path) -> AsyncIterator[Harness]:
+    """A harness on a time-skipping server of its own (for tests that skip time)."""
+    env = await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=binary("temporal-test-server"),
+        data_converter=pydantic_data_converter,
+    )
+    await register_search_attributes(env.client)
+    try:
+        async for harness in _harness(env, tmp_path):
+            yield harness
+    finally:
+        await env.shutdown()
+
+
+async def _harness(
+    time_skipping_env: WorkflowEnvironment, tmp_path: Path
+) -> AsyncIterator[Harness]:
+    engine = make_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    migrate(engine)
+    cloud = FakeCloud(engine=engine)
+    queue = f"tq-{uuid.uuid4()}"
+    store = StoreActivities(engine)
+    with ThreadPoolExecutor(4) as pool:
+        async with Worker(
+            time_skipping_env.client,
+            task_queue=queue,
+            workflows=list(WORKFLOWS),
+            activities=[
+                store.record_changes,
+                cloud.create_server,
+                cloud.wait_server_active,
+                cloud.delete_server,
+                cloud.wait_server_deleted,
+                cloud.get_server_statuses,
+                cloud.remove_node,
+                cloud.deliver_lifecycle_message,
+            ],
+            activity_executor=pool,
+        ):
+            harness = Harness(time_skipping_env, engine, cloud, queue)
+            yield harness
+            # Workflows left waiting (hooks, timers) with no worker polling their task
+            # queue would stall time skipping for every later test: end them here.
+            with Session(engine) as session:
+                children = {a.workflow_id for a in session.exec(select(ActionRecord))}
+            for workflow_id in [*harness.started, *sorted(w for w in children if w)]:
+                with contextlib.suppress(RPCError):
+                    await time_skipping_env.client.get_workflow_handle(workflow_id).terminate(
+                        "test finished"
+                    )
+    engine.dispose()

@@ -1,0 +1,273 @@
+"""Scale-in with lifecycle hooks on the time-skipping server: hours of waiting in ms.
+
+Tests that skip time with `env.sleep` use `own_harness`, a time-skipping server of
+their own: on the shared one, work left by earlier tests can hold the clock.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
+
+from domain.clusters import (
+    AttachedPolicy,
+    ClusterOperationRequest,
+    ClusterState,
+    LockClusterRequest,
+    MarkNodeRequest,
+    PolicyAttachRequest,
+)
+from domain.lifecycle import LifecycleNote
+from store.actions import ActionRecord
+from store.clusters import ClusterRecord, NodeRecord
+from store.events import EventRecord
+from tests.support.eventually import eventually
+from tests.workflows.support import Harness
+
+HOUR = 3600
+
+
+def deletion_policy(timeout: int, **extra: Any) -> PolicyAttachRequest:
+    props: dict[str, Any] = {
+        "criteria": "OLDEST_FIRST",
+        "hooks": {"type": "webhook", "params": {"url": "http://app.test/hook"}, "timeout": timeout},
+        **extra,
+    }
+    return PolicyAttachRequest(
+        policy=AttachedPolicy(
+            policy_id=str(uuid.uuid4()),
+            name="drain-first",
+            type="senlin.policy.deletion",
+            properties=props,
+        )
+    )
+
+
+async def hooked_cluster(
+    harness: Harness, *, size: int = 3, timeout: int = HOUR, **kw: Any
+) -> tuple[WorkflowHandle[object, object], str]:
+    handle, cluster_id = await harness.create(desired=size, **kw)
+    await harness.update(handle, "policy_attach", deletion_policy(timeout))
+    return handle, cluster_id
+
+
+async def scale_in(harness: Harness, handle: WorkflowHandle[object, object], count: int = 1) -> str:
+    accepted = await harness.update(
+        handle, "scale_in", ClusterOperationRequest(params={"count": count})
+    )
+    return accepted.action_id
+
+
+def tokens_of(harness: Harness, parent: str) -> list[ActionRecord]:
+    return [
+        a for a in harness.rows(ActionRecord, name="NODE_DELETE") if parent in (a.depends_on or [])
+    ]
+
+
+async def waiting_tokens(harness: Harness, parent: str, n: int = 1) -> list[ActionRecord]:
+    async def waiting() -> list[ActionRecord] | None:
+        found = [
+            a for a in tokens_of(harness, parent) if a.status == "WAITING_LIFECYCLE_COMPLETION"
+        ]
+        return found if len(found) == n and len(harness.cloud.messages) >= n else None
+
+    return await eventually(waiting, what=f"{n} victim(s) waiting on hooks")
+
+
+async def test_scale_in_waits_for_complete_lifecycle_then_deletes_node(harness: Harness) -> None:
+    handle, cluster_id = await hooked_cluster(harness)
+    parent = await scale_in(harness, handle)
+    [token] = await waiting_tokens(harness, parent)
+    assert (await harness.action_status(parent, "WAITING")).status == "WAITING"
+    message = harness.cloud.messages[-1].message
+    assert message.lifecycle_action_token == token.id
+    assert message.complete_url == f"http://warden.test/v1/clusters/{cluster_id}/actions"
+    assert message.node_name == "web-1"  # OLDEST_FIRST; all equally old → by name
+    assert harness.cloud.deleted == []
+
+    node_delete = harness.env.client.get_workflow_handle(f"node-delete:{token.id}")
+    await node_delete.signal("complete_lifecycle", LifecycleNote(source="test"))
+    action = await harness.action_ends(parent)
+    assert action.status == "SUCCEEDED"
+    done = await harness.action_ends(token.id)
+    assert done.status == "SUCCEEDED" and "complete_lifecycle received" in done.status_reason
+    assert len(harness.cloud.deleted) == 1
+    assert sorted(n.name for n in harness.rows(NodeRecord, cluster_id=cluster_id)) == [
+        "web-2",
+        "web-3",
+    ]
+    [cluster] = harness.rows(ClusterRecord, id=cluster_id)
+    assert (cluster.desired_capacity, cluster.status) == (2, "ACTIVE")
+
+
+async def test_scale_in_deletes_node_when_hook_times_out(own_harness: Harness) -> None:
+    harness = own_harness
+    handle, _ = await hooked_cluster(harness, timeout=2 * HOUR)
+    parent = await scale_in(harness, handle)
+    [token] = await waiting_tokens(harness, parent)
+    await harness.env.sleep(timedelta(hours=1))
+    assert (await harness.action_status(token.id, "WAITING_LIFECYCLE_COMPLETION")).id == token.id
+    await harness.env.sleep(timedelta(hours=1, minutes=1))
+    done = await harness.action_ends(token.id)
+    assert done.status == "SUCCEEDED" and "timed out" in done.status_reason
+    assert len(harness.cloud.deleted) == 1
+
+
+async def test_heartbeat_restarts_the_hook_timer(own_harness: Harness) -> None:
+    harness = own_harness
+    handle, _ = await hooked_cluster(harness, timeout=HOUR)
+    parent = await scale_in(harness, handle)
+    [token] = await waiting_tokens(harness, parent)
+    node_delete = harness.env.client.get_workflow_handle(f"node-delete:{token.id}")
+    await harness.env.sleep(timedelta(minutes=50))
+    await node_delete.signal("heartbeat_lifecycle")
+    await harness.env.sleep(timedelta(minutes=30))  # 80 min after the message: still waiting
+    [still] = [a for a in tokens_of(harness, parent) if a.id == token.id]
+    assert still.status == "WAITING_LIFECYCLE_COMPLETION"
+    assert still.outputs.get("heartbeats") == 1
+    await harness.env.sleep(timedelta(minutes=31))
+    done = await harness.action_ends(token.id)
+    assert "timed out" in done.status_reason and done.outputs["heartbeats"] == 1
+
+
+async def test_wait_ends_early_when_the_server_disappears(own_harness: Harness) -> None:
+    harness = own_harness
+    handle, _ = await hooked_cluster(harness, timeout=10 * HOUR, poll_s=60)
+    parent = await scale_in(harness, handle)
+    [token] = await waiting_tokens(harness, parent)
+    message = harness.cloud.messages[-1].message
+    harness.cloud.servers.pop(message.resource_id)
+    await harness.env.sleep(timedelta(minutes=2))
+    done = await harness.action_ends(token.id)
+    assert "server disappeared" in done.status_reason
+
+
+async def test_marked_unhealthy_node_is_first_victim_and_skips_the_wait(harness: Harness) -> None:
+    handle, cluster_id = await hooked_cluster(harness, size=3)
+    web3 = next(n for n in harness.rows(NodeRecord, cluster_id=cluster_id) if n.name == "web-3")
+    await harness.update(
+        handle, "mark_unhealthy", MarkNodeRequest(node_id=web3.id, mark_unhealthy=True)
+    )
+    [marked] = harness.rows(NodeRecord, id=web3.id)
+    assert (marked.status, marked.status_reason) == ("ERROR", "Marked unhealthy by user")
+    parent = await scale_in(harness, handle)
+    action = await harness.action_ends(parent)
+    assert action.status == "SUCCEEDED"
+    assert harness.cloud.messages == []  # not ACTIVE: no message, no wait
+    assert sorted(n.name for n in harness.rows(NodeRecord, cluster_id=cluster_id)) == [
+        "web-1",
+        "web-2",
+    ]
+
+
+async def test_scale_in_below_min_size_is_rejected_with_senlin_message(harness: Harness) -> None:
+    handle, _ = await harness.create(desired=1, min_size=1)
+    with pytest.raises(WorkflowUpdateFailedError) as failed:
+        await scale_in(harness, handle)
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError) and cause.type == "InvalidRequest"
+    assert cause.message == "The target capacity (0) is less than the cluster's min_size (1)."
+
+
+async def test_busy_cluster_rejects_a_second_operation_with_409(harness: Harness) -> None:
+    handle, _ = await hooked_cluster(harness, size=3)
+    parent = await scale_in(harness, handle)
+    await waiting_tokens(harness, parent)
+    for name, req in (
+        ("scale_out", ClusterOperationRequest(params={"count": 1})),
+        ("scale_in", ClusterOperationRequest(params={"count": 1})),
+        ("check", ClusterOperationRequest()),
+    ):
+        with pytest.raises(WorkflowUpdateFailedError) as failed:
+            await harness.update(handle, name, req)
+        cause = failed.value.cause
+        assert isinstance(cause, ApplicationError) and cause.type == "Conflict"
+        assert "already has an action (CLUSTER_SCALE_IN) in progress" in cause.message
+
+
+async def test_locked_cluster_refuses_scaling_and_node_delete(harness: Harness) -> None:
+    handle, cluster_id = await harness.create(desired=2)
+    await harness.update(handle, "lock", LockClusterRequest(reason="maintenance", owner="ops"))
+    node = harness.rows(NodeRecord, cluster_id=cluster_id)[0]
+    for name, params in (
+        ("scale_in", {"count": 1}),
+        ("scale_out", {"count": 1}),
+        ("resize", {"adjustment_type": "EXACT_CAPACITY", "number": 1}),
+        ("del_nodes", {"nodes": [node.id]}),
+        ("delete_node", {"nodes": [node.id]}),
+    ):
+        with pytest.raises(WorkflowUpdateFailedError) as failed:
+            await harness.update(handle, name, ClusterOperationRequest(params=params))
+        cause = failed.value.cause
+        assert isinstance(cause, ApplicationError) and cause.type == "Conflict", name
+    assert len(harness.rows(NodeRecord, cluster_id=cluster_id)) == 2
+
+
+async def test_scale_out_adds_nodes_with_new_names(harness: Harness) -> None:
+    handle, cluster_id = await harness.create(desired=2)
+    node = next(n for n in harness.rows(NodeRecord, cluster_id=cluster_id) if n.name == "web-2")
+    await harness.action_ends(
+        (
+            await harness.update(
+                handle, "del_nodes", ClusterOperationRequest(params={"nodes": [node.id]})
+            )
+        ).action_id
+    )
+    accepted = await harness.update(
+        handle, "scale_out", ClusterOperationRequest(params={"count": 2})
+    )
+    assert (await harness.action_ends(accepted.action_id)).status == "SUCCEEDED"
+    names = sorted(n.name for n in harness.rows(NodeRecord, cluster_id=cluster_id))
+    assert names == ["web-1", "web-3", "web-4"]  # names are never reused
+    state = await handle.query("describe", result_type=ClusterState)
+    assert state.desired_capacity == 3
+
+
+async def test_resize_changes_bounds_and_capacity(harness: Harness) -> None:
+    handle, cluster_id = await harness.create(desired=4)
+    accepted = await harness.update(
+        handle,
+        "resize",
+        ClusterOperationRequest(
+            params={"adjustment_type": "CHANGE_IN_PERCENTAGE", "number": -50, "min_size": 1}
+        ),
+    )
+    assert (await harness.action_ends(accepted.action_id)).status == "SUCCEEDED"
+    [cluster] = harness.rows(ClusterRecord, id=cluster_id)
+    assert (cluster.desired_capacity, cluster.min_size) == (2, 1)
+    assert len(harness.rows(NodeRecord, cluster_id=cluster_id)) == 2
+
+
+async def test_del_nodes_with_unknown_node_is_rejected(harness: Harness) -> None:
+    handle, _ = await harness.create(desired=1)
+    with pytest.raises(WorkflowUpdateFailedError) as failed:
+        await harness.update(handle, "del_nodes", ClusterOperationRequest(params={"nodes": ["x"]}))
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError) and cause.type == "InvalidRequest"
+    assert "Nodes not members of specified cluster: ['x']" in cause.message
+
+
+async def test_hook_target_down_still_deletes_at_the_deadline_and_records_why(
+    own_harness: Harness,
+) -> None:
+    harness = own_harness
+    harness.cloud.hook_down = True
+    handle, _ = await hooked_cluster(harness, timeout=120)
+    parent = await scale_in(harness, handle)
+
+    async def started() -> list[ActionRecord] | None:
+        return tokens_of(harness, parent) or None
+
+    await eventually(started, what="victim recorded")
+    await harness.env.sleep(timedelta(minutes=3))
+    action = await harness.action_ends(parent)
+    assert action.status == "SUCCEEDED"
+    [token] = tokens_of(harness, parent)
+    assert "timed out" in token.status_reason
+    reasons = [e.status_reason for e in harness.rows(EventRecord, action_id=token.id)]
+    assert any("not delivered" in r or "delivery failed" in r for r in reasons), reasons

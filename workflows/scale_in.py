@@ -1,0 +1,266 @@
+"""ScaleInWorkflow: remove chosen victims from a cluster, each as its own child.
+
+Used by scale_in, shrinking resize, del_nodes and node delete alike, so lifecycle
+hooks fire for every node removal. Large removals are sharded so that no single
+history grows past a few thousand events (Temporal's per-run limits, DESIGN §3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from pydantic import BaseModel
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ChildWorkflowError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.compute import ComputeActivities
+    from domain.actions import ActionChange, ActionName, ActionStatus
+    from domain.lifecycle import DeletionSettings
+    from domain.nodes import NodeState, NodeStatus
+    from domain.projection import ChangeSet
+    from workflows.cluster_ops import (
+        CLOUD_RETRY,
+        NodesOperationResult,
+        node_snapshot,
+        summarize_errors,
+        with_status,
+    )
+    from workflows.entity import failure_reason, record
+    from workflows.node_deletion import (
+        NodeDeletionInput,
+        NodeDeletionResult,
+        NodeDeletionWorkflow,
+        waits_for_hook,
+    )
+    from workflows.search_attributes import warden_attributes
+
+#: Victims one ScaleInWorkflow run handles itself; more are split into shards.
+SHARD_SIZE = 500
+
+
+class ScaleInInput(BaseModel):
+    """The victims (already chosen by the cluster) and the deletion policy's settings."""
+
+    project_id: str
+    cluster_id: str
+    cluster_name: str
+    action_id: str
+    action_name: ActionName
+    victims: list[NodeState]
+    deletion: DeletionSettings
+    complete_url: str
+    #: How often waiting victims' servers are looked at (a vanished one ends its wait).
+    server_poll_interval_s: int = 30
+    #: Set on shard children; only the top run sleeps the grace period.
+    shard: int | None = None
+
+
+@workflow.defn(name="ScaleInWorkflow")
+class ScaleInWorkflow:
+    """Fan out one NodeDeletionWorkflow per victim and follow them to the end."""
+
+    @workflow.run
+    async def run(self, inp: ScaleInInput) -> NodesOperationResult:
+        if inp.shard is None and inp.deletion.grace_period > 0:
+            workflow.set_current_details(
+                f"Grace period of {inp.deletion.grace_period} s before removing "
+                f"{len(inp.victims)} node(s) of **{inp.cluster_name}**"
+            )
+            await workflow.sleep(
+                timedelta(seconds=inp.deletion.grace_period), summary="grace period"
+            )
+        if len(inp.victims) > SHARD_SIZE:
+            return await self._sharded(inp)
+        return await self._remove(inp)
+
+    async def _sharded(self, inp: ScaleInInput) -> NodesOperationResult:
+        shards = [inp.victims[i : i + SHARD_SIZE] for i in range(0, len(inp.victims), SHARD_SIZE)]
+        workflow.set_current_details(
+            f"Removing {len(inp.victims)} node(s) of **{inp.cluster_name}** in {len(shards)} shards"
+        )
+        results = await asyncio.gather(
+            *(
+                workflow.execute_child_workflow(
+                    ScaleInWorkflow.run,
+                    inp.model_copy(update={"victims": victims, "shard": i}),
+                    id=f"{workflow.info().workflow_id}:shard-{i}",
+                    static_summary=f"remove {len(victims)} node(s) of {inp.cluster_name} "
+                    f"(shard {i + 1}/{len(shards)})",
+                    search_attributes=warden_attributes(
+                        inp.project_id, "cluster-op", inp.cluster_id, "RUNNING"
+                    ),
+                )
+                for i, victims in enumerate(shards)
+            )
+        )
+        nodes = [n for r in results for n in r.nodes]
+        removed = [nid for r in results for nid in r.removed]
+        return NodesOperationResult(
+            nodes=nodes, removed=removed, error=summarize_errors(nodes, "delete")
+        )
+
+    async def _remove(self, inp: ScaleInInput) -> NodesOperationResult:
+        plans = [(str(workflow.uuid4()), v, waits_for_hook(v, inp.deletion)) for v in inp.victims]
+        await self._record_start(inp, plans)
+        handles = await asyncio.gather(
+            *(
+                workflow.start_child_workflow(
+                    NodeDeletionWorkflow.run,
+                    NodeDeletionInput(
+                        project_id=inp.project_id,
+                        cluster_id=inp.cluster_id,
+                        cluster_name=inp.cluster_name,
+                        parent_action_id=inp.action_id,
+                        token=token,
+                        node=node,
+                        deletion=inp.deletion,
+                        complete_url=inp.complete_url,
+                        wait=wait,
+                    ),
+                    id=f"node-delete:{token}",
+                    static_summary=f"delete node {node.name} of cluster {inp.cluster_name}",
+                    static_details=f"Node `{node.node_id}`, server `{node.physical_id}`; "
+                    f"lifecycle token `{token}`; parent action `{inp.action_id}`",
+                    search_attributes=warden_attributes(
+                        inp.project_id,
+                        "node-delete",
+                        inp.cluster_id,
+                        "WAITING" if wait else "RUNNING",
+                    ),
+                )
+                for token, node, wait in plans
+            )
+        )
+        results: dict[str, NodeDeletionResult] = {}
+        followers = asyncio.gather(
+            *(
+                self._follow(h, node, results)
+                for h, (_, node, _) in zip(handles, plans, strict=True)
+            )
+        )
+        waiting = [node for _, node, wait in plans if wait]
+        while waiting and not followers.done():
+            self._show(inp, len(results))
+            try:
+                await workflow.wait_condition(
+                    followers.done,
+                    timeout=timedelta(seconds=inp.server_poll_interval_s),
+                    timeout_summary="look for vanished servers",
+                )
+            except TimeoutError:
+                waiting = [n for n in waiting if n.node_id not in results]
+                await self._signal_vanished(inp, waiting, handles, plans)
+        await followers
+        left = [r.node for r in results.values() if not r.removed and r.node is not None]
+        removed = [r.node_id for r in results.values() if r.removed]
+        return NodesOperationResult(
+            nodes=left, removed=removed, error=summarize_errors(left, "delete")
+        )
+
+    async def _follow(
+        self,
+        handle: workflow.ChildWorkflowHandle[NodeDeletionWorkflow, NodeDeletionResult],
+        node: NodeState,
+        results: dict[str, NodeDeletionResult],
+    ) -> None:
+        try:
+            results[node.node_id] = await handle
+        except ChildWorkflowError as err:
+            reason = failure_reason(err)
+            results[node.node_id] = NodeDeletionResult(
+                node_id=node.node_id,
+                removed=False,
+                outcome=reason,
+                node=with_status(node, NodeStatus.ERROR, f"Failed to delete: {reason}"),
+            )
+
+    async def _signal_vanished(
+        self,
+        inp: ScaleInInput,
+        waiting: list[NodeState],
+        handles: list[workflow.ChildWorkflowHandle[NodeDeletionWorkflow, NodeDeletionResult]],
+        plans: list[tuple[str, NodeState, bool]],
+    ) -> None:
+        ids = [n.physical_id for n in waiting if n.physical_id]
+        if not ids:
+            return
+        try:
+            found = await workflow.execute_activity_method(
+                ComputeActivities.get_server_statuses,
+                ids,
+                start_to_close_timeout=timedelta(seconds=60),
+                retry_policy=CLOUD_RETRY,
+                summary=f"look at {len(ids)} waiting server(s)",
+            )
+        except ActivityError:
+            return  # a cloud outage is no reason to stop waiting; try again next round
+        gone = {pid for pid, status in found.statuses.items() if status in (None, "DELETED")}
+        by_node = {
+            node.node_id: handle for handle, (_, node, _) in zip(handles, plans, strict=True)
+        }
+        for node in waiting:
+            if node.physical_id in gone:
+                await by_node[node.node_id].signal(NodeDeletionWorkflow.server_gone)
+
+    async def _record_start(
+        self, inp: ScaleInInput, plans: list[tuple[str, NodeState, bool]]
+    ) -> None:
+        """One write: victims DELETING, a NODE_DELETE action per victim, parent WAITING."""
+        now = workflow.now()
+        any_wait = any(wait for _, _, wait in plans)
+        actions = [
+            ActionChange(
+                action_id=token,
+                project_id=inp.project_id,
+                name=ActionName.NODE_DELETE,
+                target=node.node_id,
+                status=ActionStatus.WAITING_LIFECYCLE_COMPLETION if wait else ActionStatus.RUNNING,
+                status_reason="Waiting for complete_lifecycle" if wait else "Deleting node",
+                inputs={
+                    "cluster_id": inp.cluster_id,
+                    "node_id": node.node_id,
+                    "node_name": node.name,
+                },
+                depends_on=[inp.action_id],
+                workflow_id=f"node-delete:{token}",
+                at=now,
+            )
+            for token, node, wait in plans
+        ]
+        if any_wait:
+            actions.append(
+                ActionChange(
+                    action_id=inp.action_id,
+                    project_id=inp.project_id,
+                    name=inp.action_name,
+                    target=inp.cluster_id,
+                    status=ActionStatus.WAITING,
+                    status_reason="Waiting for lifecycle hooks of the nodes being removed",
+                    depended_by=[token for token, _, _ in plans],
+                    at=now,
+                )
+            )
+        nodes = [
+            with_status(
+                node,
+                NodeStatus.DELETING,
+                f"Waiting for complete_lifecycle (token {token})" if wait else "Deleting node",
+            )
+            for token, node, wait in plans
+        ]
+        await record(
+            ChangeSet(
+                nodes=[node_snapshot(inp.project_id, inp.cluster_id, n) for n in nodes],
+                actions=actions,
+            ),
+            summary=f"record {len(plans)} victim(s)",
+        )
+
+    def _show(self, inp: ScaleInInput, done: int) -> None:
+        workflow.set_current_details(
+            f"Removing {len(inp.victims)} node(s) of **{inp.cluster_name}**: {done} done, "
+            f"the rest wait for `complete_lifecycle` or their deadline.\n\n"
+            f'Find them: `WardenKind="node-delete" AND WardenTarget="{inp.cluster_id}"`'
+        )
