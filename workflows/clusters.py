@@ -11,7 +11,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from domain.actions import ActionChange, ActionName, ActionStatus
+    from domain.actions import ActionName, ActionStatus
     from domain.clusters import (
         RUNNING_STATUS,
         ClusterOperationRequest,
@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
         status_after,
     )
     from domain.errors import Conflict, WardenError
-    from domain.events import Event, EventLevel
+    from domain.events import EventLevel
     from domain.membership import (
         MEMBERSHIP_OPERATIONS,
         choose_victims,
@@ -51,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
         NodesOperationResult,
         node_snapshot,
     )
+    from workflows.cluster_records import action_change, cluster_event, node_event, show
     from workflows.entity import (
         Outcome,
         RecentActions,
@@ -60,7 +61,7 @@ with workflow.unsafe.imports_passed_through():
         run_child,
     )
     from workflows.scale_in import ScaleInInput, ScaleInWorkflow
-    from workflows.search_attributes import WARDEN_STATUS, warden_attributes
+    from workflows.search_attributes import warden_attributes
 
 _CHILDREN = {
     ActionName.CLUSTER_CREATE: (ClusterCreateWorkflow.run, "create {n} node(s) of cluster {name}"),
@@ -305,7 +306,8 @@ class ClusterWorkflow:
                         node_snapshot(self.state.spec.project_id, self.state.spec.cluster_id, node)
                     ],
                     events=[
-                        self._node_event(
+                        node_event(
+                            self.state,
                             node,
                             "NODE_MARK_UNHEALTHY",
                             f"Node {verb}: {node.status_reason or 'healthy'}",
@@ -428,7 +430,7 @@ class ClusterWorkflow:
                 ChangeSet(
                     clusters=[cluster_snapshot(self.state, workflow.now())],
                     nodes=self._node_rows(op.new_node_ids),
-                    actions=[self._action(op, ActionStatus.READY, inputs=req.params)],
+                    actions=[action_change(self.state, op, ActionStatus.READY, inputs=req.params)],
                 ),
                 summary=f"accept {name}",
             )
@@ -510,7 +512,7 @@ class ClusterWorkflow:
         await record(
             ChangeSet(
                 clusters=[cluster_snapshot(self.state, workflow.now())],
-                actions=[self._action(op, ActionStatus.RUNNING)],
+                actions=[action_change(self.state, op, ActionStatus.RUNNING)],
             ),
             summary=f"start {op.name}",
         )
@@ -601,9 +603,12 @@ class ClusterWorkflow:
             ChangeSet(
                 clusters=[] if deleted else [cluster_snapshot(self.state, workflow.now())],
                 deleted_clusters=[self.state.spec.cluster_id] if deleted else [],
-                actions=[self._action(op, final, reason=reason or f"{op.name} completed")],
+                actions=[
+                    action_change(self.state, op, final, reason=reason or f"{op.name} completed")
+                ],
                 events=[
-                    self._event(
+                    cluster_event(
+                        self.state,
                         op.name.value,
                         self.state.status_reason,
                         EventLevel.INFO if ok else EventLevel.ERROR,
@@ -646,12 +651,18 @@ class ClusterWorkflow:
             ChangeSet(
                 clusters=[cluster_snapshot(self.state, workflow.now())],
                 actions=[
-                    self._action(
-                        op, ActionStatus.SUCCEEDED, inputs=inputs, reason=f"{name} completed"
+                    action_change(
+                        self.state,
+                        op,
+                        ActionStatus.SUCCEEDED,
+                        inputs=inputs,
+                        reason=f"{name} completed",
                     )
                 ],
                 events=[
-                    self._event(name.value, f"{name} completed", EventLevel.INFO, op.action_id)
+                    cluster_event(
+                        self.state, name.value, f"{name} completed", EventLevel.INFO, op.action_id
+                    )
                 ],
             ),
             summary=name.value.lower(),
@@ -663,70 +674,14 @@ class ClusterWorkflow:
         workflow.logger.warning(
             "signal %s to cluster %s rejected: %s", what, self.state.spec.cluster_id, message
         )
-        event = self._event(
-            f"signal:{what}", f"Signal rejected: {message}", EventLevel.WARNING, None
+        event = cluster_event(
+            self.state, f"signal:{what}", f"Signal rejected: {message}", EventLevel.WARNING, None
         )
         await record(ChangeSet(events=[event]), summary=f"record rejected {what}")
-
-    def _action(
-        self,
-        op: RunningOperation,
-        status: ActionStatus,
-        *,
-        reason: str = "",
-        inputs: dict[str, Any] | None = None,
-    ) -> ActionChange:
-        spec = self.state.spec
-        return ActionChange(
-            action_id=op.action_id,
-            project_id=spec.project_id,
-            name=op.name,
-            target=spec.cluster_id,
-            status=status,
-            status_reason=reason,
-            inputs=inputs,
-            workflow_id=f"cluster-op:{spec.cluster_id}:{op.action_id}"
-            if op.name in _CHILDREN or op.name in _MEMBERSHIP_SUMMARY
-            else workflow.info().workflow_id,
-            at=workflow.now(),
-        )
-
-    def _event(self, action: str, reason: str, level: EventLevel, action_id: str | None) -> Event:
-        spec = self.state.spec
-        return Event(
-            event_id=str(workflow.uuid4()),
-            project_id=spec.project_id,
-            obj_type="cluster",
-            obj_id=spec.cluster_id,
-            obj_name=spec.name,
-            cluster_id=spec.cluster_id,
-            action=action,
-            status=self.state.status.value,
-            status_reason=reason,
-            level=level,
-            action_id=action_id,
-            at=workflow.now(),
-        )
 
     def _node_rows(self, ids: tuple[str, ...]) -> list[NodeSnapshot]:
         spec = self.state.spec
         return [node_snapshot(spec.project_id, spec.cluster_id, n) for n in self._nodes(ids)]
-
-    def _node_event(self, node: NodeState, action: str, reason: str) -> Event:
-        spec = self.state.spec
-        return Event(
-            event_id=str(workflow.uuid4()),
-            project_id=spec.project_id,
-            obj_type="node",
-            obj_id=node.node_id,
-            obj_name=node.name,
-            cluster_id=spec.cluster_id,
-            action=action,
-            status=node.status.value,
-            status_reason=reason,
-            level=EventLevel.WARNING if node.status == "ERROR" else EventLevel.INFO,
-            at=workflow.now(),
-        )
 
     def _carry_over(self) -> ClusterInput:
         return ClusterInput(
@@ -740,11 +695,4 @@ class ClusterWorkflow:
 
     def _show(self) -> None:
         """Keep the UI's current details and WardenStatus true."""
-        s = self.state
-        lock = f" · 🔒 locked by {s.lock.owner or '?'}: {s.lock.reason}" if s.lock else ""
-        busy = f" · running {s.busy.name}" if s.busy else ""
-        workflow.set_current_details(
-            f"Cluster **{s.spec.name}** is {s.status.value} with {len(s.nodes)} node(s)"
-            f"{busy}{lock}\n\n{s.status_reason}"
-        )
-        workflow.upsert_search_attributes([WARDEN_STATUS.value_set(s.status.value)])
+        show(self.state)

@@ -120,7 +120,9 @@ class ClusterActionRequest(BaseModel):
             try:
                 body = model()
             except ValidationError as err:
-                raise InvalidRequest(f"{name}: {err.errors()[0]['msg']}") from err
+                first = err.errors()[0]
+                where = ".".join([name, *(str(p) for p in first["loc"])])
+                raise InvalidRequest(f"{where}: {first['msg']}") from err
         return name, body
 
 

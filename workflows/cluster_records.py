@@ -1,0 +1,104 @@
+"""What a cluster workflow writes and shows: action changes, events, UI details."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from domain.actions import ActionChange, ActionName, ActionStatus
+    from domain.clusters import ClusterState, RunningOperation
+    from domain.events import Event, EventLevel
+    from domain.nodes import NodeState, NodeStatus
+    from workflows.search_attributes import WARDEN_STATUS
+
+#: Operations carried out by a `cluster-op:{cluster_id}:{action_id}` child (the rest
+#: are done inline by the cluster workflow itself).
+CHILD_OPERATIONS = frozenset(
+    {
+        ActionName.CLUSTER_CREATE,
+        ActionName.CLUSTER_CHECK,
+        ActionName.CLUSTER_DELETE,
+        ActionName.CLUSTER_SCALE_OUT,
+        ActionName.CLUSTER_SCALE_IN,
+        ActionName.CLUSTER_RESIZE,
+        ActionName.CLUSTER_DEL_NODES,
+        ActionName.NODE_DELETE,
+    }
+)
+
+
+def action_change(
+    state: ClusterState,
+    op: RunningOperation,
+    status: ActionStatus,
+    *,
+    reason: str = "",
+    inputs: dict[str, Any] | None = None,
+) -> ActionChange:
+    """The action record of a cluster operation, as of now."""
+    spec = state.spec
+    return ActionChange(
+        action_id=op.action_id,
+        project_id=spec.project_id,
+        name=op.name,
+        target=spec.cluster_id,
+        status=status,
+        status_reason=reason,
+        inputs=inputs,
+        workflow_id=f"cluster-op:{spec.cluster_id}:{op.action_id}"
+        if op.name in CHILD_OPERATIONS
+        else workflow.info().workflow_id,
+        at=workflow.now(),
+    )
+
+
+def cluster_event(
+    state: ClusterState, action: str, reason: str, level: EventLevel, action_id: str | None
+) -> Event:
+    """An event about the cluster (id from the workflow's seeded uuid: replay-safe)."""
+    spec = state.spec
+    return Event(
+        event_id=str(workflow.uuid4()),
+        project_id=spec.project_id,
+        obj_type="cluster",
+        obj_id=spec.cluster_id,
+        obj_name=spec.name,
+        cluster_id=spec.cluster_id,
+        action=action,
+        status=state.status.value,
+        status_reason=reason,
+        level=level,
+        action_id=action_id,
+        at=workflow.now(),
+    )
+
+
+def node_event(state: ClusterState, node: NodeState, action: str, reason: str) -> Event:
+    """An event about one of the cluster's nodes."""
+    spec = state.spec
+    return Event(
+        event_id=str(workflow.uuid4()),
+        project_id=spec.project_id,
+        obj_type="node",
+        obj_id=node.node_id,
+        obj_name=node.name,
+        cluster_id=spec.cluster_id,
+        action=action,
+        status=node.status.value,
+        status_reason=reason,
+        level=EventLevel.WARNING if node.status == NodeStatus.ERROR else EventLevel.INFO,
+        at=workflow.now(),
+    )
+
+
+def show(state: ClusterState) -> None:
+    """Keep the UI's current details and WardenStatus true."""
+    lock = f" · 🔒 locked by {state.lock.owner or '?'}: {state.lock.reason}" if state.lock else ""
+    busy = f" · running {state.busy.name}" if state.busy else ""
+    workflow.set_current_details(
+        f"Cluster **{state.spec.name}** is {state.status.value} with {len(state.nodes)} "
+        f"node(s){busy}{lock}\n\n{state.status_reason}"
+    )
+    workflow.upsert_search_attributes([WARDEN_STATUS.value_set(state.status.value)])
