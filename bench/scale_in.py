@@ -261,7 +261,8 @@ async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int)
     children = [f"bench-victim:{run}:{i}" for i in range(n)]
     after_sent = [hooks.deleted[c] - hooks.sent[c] for c in children if c in hooks.deleted]
     after_returned = [hooks.deleted[c] - hooks.returned[c] for c in children if c in hooks.deleted]
-    counts = await _history_lengths(client, [parent_id, *children])
+    types: Counter[str] = Counter()
+    counts = await _history_lengths(client, [parent_id, *children], types)
     return {
         "nodes": n,
         "completed_by_signal": completed,
@@ -276,6 +277,7 @@ async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int)
         "events_per_node": sum(counts.values()) / n,
         "parent_history": counts[parent_id],
         "child_history_max": max(counts[c] for c in children),
+        "workflow_task_timeouts": types["EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT"],
     }
 
 
@@ -720,9 +722,9 @@ async def _scale_in_case(
             action_id, "{action}"
         ),
         "cluster_history_total": cluster_full[cluster_wf],
-        "event_types_per_node": {
-            k: round(v / n, 2) for k, v in sorted(types.items(), key=lambda kv: -kv[1])
-        },
+        "workflow_task_timeouts": types["EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT"],
+        "workflow_task_failures": types["EVENT_TYPE_WORKFLOW_TASK_FAILED"],
+        "event_types": dict(types.most_common()),
         "scale_in_cpu_s": cpu_used,
         "rss_mib_after": {k: round(v) for k, v in stack.rss().items()},
         "worker_log": _log_problems(stack.procs["worker"].log),
@@ -868,6 +870,7 @@ def figures(
 async def run() -> dict[str, object]:
     """Baselines, then each scale-in size, on one fresh stack."""
     sizes = _sizes()
+    git = _git_state()  # the processes run the code as it is now
     in_memory = os.environ.get("BENCH_TEMPORAL_DB", "file") == "memory"
     receiver = HookReceiver()
     timings: dict[str, float] = {}
@@ -914,7 +917,7 @@ async def run() -> dict[str, object]:
             "cpus": os.cpu_count(),
             "completer_connections": COMPLETER_CONNECTIONS,
             "timings_s": {k: round(v, 1) for k, v in timings.items()},
-            "git": _git_state(),
+            "git": git,
         },
     }
 
@@ -995,6 +998,8 @@ def table(results: dict[str, Any]) -> str:
         "events_cluster_workflow",
         "events_cluster_op_and_shards",
         "shards",
+        "workflow_task_timeouts",
+        "workflow_task_failures",
         "events_node_delete_mean",
         "events_node_delete_max",
         "cluster_history_total",

@@ -77,6 +77,8 @@ class RunningOperation(BaseModel):
     new_node_ids: tuple[str, ...] = ()
     #: Nodes this operation removes (chosen at accept time by the deletion policy).
     victim_ids: tuple[str, ...] = ()
+    #: Parameters the child needs again at run time (e.g. `recover`'s operation).
+    params: dict[str, Any] = Field(default_factory=dict)
 
 
 class AttachedPolicy(BaseModel):
@@ -118,6 +120,8 @@ class ClusterState(BaseModel):
     busy: RunningOperation | None = None
     nodes: list[NodeState] = Field(default_factory=list)
     policies: list[AttachedPolicy] = Field(default_factory=list)
+    #: The health manager's current warning (e.g. too many unhealthy nodes), if any.
+    health_warning: str = ""
     #: Index of the next node created (names are never reused: `<cluster>-<index>`).
     next_index: int = 1
     created: bool = False

@@ -16,9 +16,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from domain.actions import ActionName
 from domain.clusters import MAX_CAPACITY, ClusterState, validate_capacity
 from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.health import RecoverParams, RecoveryPlan, RecoveryStep, plan_recovery
 from domain.lifecycle import DeletionSettings, HookTarget
 from domain.nodes import NodeState, NodeStatus
-from domain.policies import DeletionCriteria, DeletionPolicyProperties, PolicyType
+from domain.policies import (
+    DeletionCriteria,
+    DeletionPolicyProperties,
+    FencingType,
+    HealthPolicyProperties,
+    PolicyType,
+    RecoveryAction,
+)
 from domain.scaling import ResizeRequest, plan_resize, plan_scale_in, plan_scale_out
 from domain.victims import candidates_from_nodes, select_victims
 
@@ -183,3 +191,57 @@ def find_node(state: ClusterState, node_id: str) -> NodeState:
         if node.node_id == node_id:
             return node
     raise NotFound(f"The node '{node_id}' could not be found.")
+
+
+def plan_recover(state: ClusterState, params: Mapping[str, Any]) -> RecoveryPlan:
+    """Nodes to recover (named, else those in ERROR/WARNING) and the steps for each.
+
+    An explicit `operation` wins; else the attached health policy's ordered list;
+    else Senlin's default, RECREATE. Bad parameters are a 400.
+    """
+    req = _parse(RecoverParams, params)
+    override: list[RecoveryStep] = []
+    if req.operation is not None:
+        action = _parse(
+            RecoveryAction, {"name": req.operation, "params": dict(req.operation_params)}
+        )
+        if action.builtin is None:
+            raise InvalidRequest(
+                f"operation: {req.operation!r} is not one of REBOOT, REBUILD, RECREATE"
+            )
+        override = [RecoveryStep(name=action.name, params=dict(action.params))]
+    elif req.operation_params:
+        raise InvalidRequest("operation_params: given without an operation")
+    by_key = {n.node_id: n for n in state.nodes} | {n.name: n for n in state.nodes}
+    missing = [key for key in req.nodes if key not in by_key]
+    if missing:
+        raise InvalidRequest(f"Nodes not members of specified cluster: {missing}.")
+    chosen = [by_key[k] for k in dict.fromkeys(req.nodes)] or [
+        n for n in state.nodes if n.status in (NodeStatus.ERROR, NodeStatus.WARNING)
+    ]
+    policy = health_policy(state)
+    steps = override or (
+        [
+            RecoveryStep(name=a.name, params=dict(a.params), workflow=a.type is not None)
+            for a in policy.recovery.actions
+        ]
+        if policy
+        else []
+    )
+    size = len(state.nodes)
+    return RecoveryPlan(
+        node_ids=[n.node_id for n in chosen],
+        steps={n.node_id: plan_recovery(steps, hint=req.hints.get(n.node_id)) for n in chosen},
+        detection=policy.detection.model_dump(mode="json") if policy else None,
+        fencing=FencingType.COMPUTE in policy.recovery.fencing if policy else True,
+        node_delete_timeout=policy.recovery.node_delete_timeout if policy else 20,
+        concurrency=policy.max_concurrent(size) if policy else max(1, -(-size * 5 // 100)),
+    )
+
+
+def health_policy(state: ClusterState) -> HealthPolicyProperties | None:
+    """The attached, enabled health policy, if any."""
+    for policy in state.policies:
+        if policy.type == PolicyType.HEALTH.value and policy.enabled:
+            return HealthPolicyProperties.model_validate(policy.properties)
+    return None

@@ -18,8 +18,10 @@ from temporalio.worker import Worker
 
 from activities.cloud import CloudConfig, CloudSession
 from activities.compute import ComputeActivities
+from activities.health import HealthActivities
 from activities.hooks import HookActivities
 from activities.nodes import NodeActivities
+from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
 from config import Settings, get_settings
 from domain.errors import WardenError
@@ -119,6 +121,7 @@ async def _serve(
         record_event=store.record_event,
         url_allowlist=settings.hook_url_allowlist,
     )
+    probes = HealthActivities(cloud, url_allowlist=settings.hook_url_allowlist)
     with ThreadPoolExecutor(max_workers=16, thread_name_prefix="activity") as executor:
         worker = Worker(
             client,
@@ -129,6 +132,8 @@ async def _serve(
                 ComputeActivities(cloud.compute),
                 NodeActivities(cloud.compute, engine),
                 hooks,
+                probes,
+                RecoveryActivities(cloud.compute),
             ),
             activity_executor=executor,
             graceful_shutdown_timeout=timedelta(seconds=10),
@@ -145,6 +150,7 @@ async def _serve(
             with contextlib.suppress(asyncio.CancelledError):
                 await pinger
             await hooks.aclose()
+            await probes.aclose()
     logger.info("worker stopped")
 
 

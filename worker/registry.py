@@ -6,12 +6,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from activities.compute import ComputeActivities
+from activities.health import HealthActivities
 from activities.hooks import HookActivities
 from activities.nodes import NodeActivities
+from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
 from workflows.cluster_ops import ClusterCheckWorkflow, ClusterCreateWorkflow, ClusterDeleteWorkflow
 from workflows.clusters import ClusterWorkflow
+from workflows.health import HealthManagerWorkflow
 from workflows.node_deletion import NodeDeletionWorkflow
+from workflows.recovery import ClusterRecoverWorkflow, NodeRecoveryWorkflow
 from workflows.scale_in import ScaleInWorkflow
 
 WORKFLOWS: Sequence[type] = (
@@ -21,6 +25,9 @@ WORKFLOWS: Sequence[type] = (
     ClusterDeleteWorkflow,
     ScaleInWorkflow,
     NodeDeletionWorkflow,
+    ClusterRecoverWorkflow,
+    NodeRecoveryWorkflow,
+    HealthManagerWorkflow,
 )
 
 
@@ -29,6 +36,8 @@ def build_activities(
     compute: ComputeActivities,
     nodes: NodeActivities,
     hooks: HookActivities,
+    health: HealthActivities,
+    recovery: RecoveryActivities,
 ) -> list[Callable[..., Any]]:
     """Bound activity methods over the process's long-lived clients."""
     return [
@@ -40,4 +49,11 @@ def build_activities(
         compute.get_server_statuses,
         nodes.remove_node,
         hooks.deliver_lifecycle_message,
+        health.probe_nodes,
+        recovery.reboot_server,
+        recovery.rebuild_server,
+        recovery.start_server,
+        recovery.unpause_server,
+        recovery.fence_server,
+        recovery.wait_server_healthy,
     ]

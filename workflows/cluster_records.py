@@ -25,6 +25,7 @@ CHILD_OPERATIONS = frozenset(
         ActionName.CLUSTER_RESIZE,
         ActionName.CLUSTER_DEL_NODES,
         ActionName.NODE_DELETE,
+        ActionName.CLUSTER_RECOVER,
     }
 )
 

@@ -8,12 +8,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, FailureError, WorkflowAlreadyStartedError
+from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionName, ActionStatus
     from domain.clusters import (
         RUNNING_STATUS,
+        AttachedPolicy,
         ClusterOperationRequest,
         ClusterState,
         ClusterStatus,
@@ -35,13 +37,17 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.errors import Conflict, WardenError
     from domain.events import EventLevel
+    from domain.health import HealthView, ProbeTarget
     from domain.membership import (
         MEMBERSHIP_OPERATIONS,
         choose_victims,
         deletion_settings,
+        health_policy,
         plan_membership,
+        plan_recover,
     )
-    from domain.nodes import NodeState, node_name
+    from domain.nodes import MARKED_UNHEALTHY, NodeState, node_name
+    from domain.policies import PolicyType
     from domain.projection import ChangeSet, NodeSnapshot, cluster_snapshot
     from workflows.cluster_ops import (
         ClusterCheckWorkflow,
@@ -60,6 +66,8 @@ with workflow.unsafe.imports_passed_through():
         reject,
         run_child,
     )
+    from workflows.health import HealthManagerInput, HealthManagerWorkflow
+    from workflows.recovery import ClusterRecoverInput, ClusterRecoverWorkflow
     from workflows.scale_in import ScaleInInput, ScaleInWorkflow
     from workflows.search_attributes import warden_attributes
 
@@ -75,6 +83,7 @@ _MEMBERSHIP_SUMMARY = {
     ActionName.CLUSTER_RESIZE: "resize cluster {name}: {n} node(s) to {verb}",
     ActionName.CLUSTER_DEL_NODES: "delete {n} node(s) of cluster {name}",
     ActionName.NODE_DELETE: "delete node {node} of cluster {name}",
+    ActionName.CLUSTER_RECOVER: "recover {n} node(s) of cluster {name}",
 }
 
 
@@ -114,8 +123,10 @@ class ClusterWorkflow:
                 lambda: self.pending is not None or continue_as_new_due(self.history_limit)
             )
             if self.pending is not None:
-                await self._execute(self.pending)
-                self.pending = None
+                op = self.pending
+                await self._execute(op)
+                if self.pending is op:
+                    self.pending = None
                 continue
             await workflow.wait_condition(workflow.all_handlers_finished)
             if self.pending is None:
@@ -232,6 +243,20 @@ class ClusterWorkflow:
         """Signal twin of `delete_node`."""
         await self._signalled(ActionName.NODE_DELETE, req)
 
+    @workflow.update(name="recover")
+    async def recover(self, req: ClusterOperationRequest) -> OperationAccepted:
+        """Recover nodes (named, else those in ERROR/WARNING) with the policy's actions."""
+        return await self._accept(ActionName.CLUSTER_RECOVER, req)
+
+    @recover.validator
+    def validate_recover(self, req: ClusterOperationRequest) -> None:
+        self._validate(ActionName.CLUSTER_RECOVER, req)
+
+    @workflow.signal(name="recover")
+    async def recover_signal(self, req: ClusterOperationRequest) -> None:
+        """Signal twin of `recover` (the health manager uses it)."""
+        await self._signalled(ActionName.CLUSTER_RECOVER, req)
+
     # ---- policies and node marks: handled inline, no child ----
 
     @workflow.update(name="policy_attach")
@@ -240,13 +265,16 @@ class ClusterWorkflow:
         return await self._policy_attach(req)
 
     async def _policy_attach(self, req: PolicyAttachRequest) -> OperationAccepted:
-        return await self._inline(
+        accepted = await self._inline(
             ActionName.CLUSTER_ATTACH_POLICY,
             req.action_id,
             lambda: ensure_can_attach(self.state, req.policy),
             lambda: {"policies": [*self.state.policies, req.policy]},
             {"policy_id": req.policy.policy_id, "enabled": req.policy.enabled},
         )
+        if req.policy.type == PolicyType.HEALTH.value and req.policy.enabled:
+            await self._start_health_manager(req.policy)
+        return accepted
 
     @policy_attach.validator
     def validate_policy_attach(self, req: PolicyAttachRequest) -> None:
@@ -264,13 +292,96 @@ class ClusterWorkflow:
         return await self._policy_detach(req)
 
     async def _policy_detach(self, req: PolicyDetachRequest) -> OperationAccepted:
-        return await self._inline(
+        was_watched = health_policy(self.state) is not None
+        accepted = await self._inline(
             ActionName.CLUSTER_DETACH_POLICY,
             req.action_id,
             lambda: ensure_can_detach(self.state, req.policy_id),
             lambda: {"policies": [p for p in self.state.policies if p.policy_id != req.policy_id]},
             {"policy_id": req.policy_id},
         )
+        if was_watched and health_policy(self.state) is None:
+            await self._signal_health("stop")
+        return accepted
+
+    @workflow.signal(name="health_report")
+    async def health_report(self, warning: str) -> None:
+        """The health manager's verdict: a warning (WARNING status) or all clear."""
+        async with self.mutex:
+            self.state = self.state.model_copy(update={"health_warning": warning})
+            if self.state.busy is None and self.state.status in (
+                ClusterStatus.ACTIVE,
+                ClusterStatus.WARNING,
+            ):
+                self.state = self.state.model_copy(
+                    update={
+                        "status": ClusterStatus.WARNING if warning else ClusterStatus.ACTIVE,
+                        "status_reason": warning or "Health checks pass",
+                    }
+                )
+                await record(
+                    ChangeSet(clusters=[cluster_snapshot(self.state, workflow.now())]),
+                    summary="record health verdict",
+                )
+            self._show()
+
+    # ---- the health manager (DESIGN §3: not a child that pins this workflow) ----
+
+    async def _start_health_manager(self, policy: AttachedPolicy) -> None:
+        spec = self.state.spec
+        try:
+            await workflow.start_child_workflow(
+                HealthManagerWorkflow.run,
+                HealthManagerInput(
+                    project_id=spec.project_id,
+                    cluster_id=spec.cluster_id,
+                    cluster_name=spec.name,
+                    policy_id=policy.policy_id,
+                    properties=policy.properties,
+                    view=self._health_view(),
+                ),
+                id=f"health:{spec.cluster_id}",
+                parent_close_policy=ParentClosePolicy.ABANDON,
+                static_summary=f"health of cluster {spec.name}",
+                static_details=f"Health policy `{policy.name}` of cluster `{spec.cluster_id}`",
+                search_attributes=warden_attributes(
+                    spec.project_id, "health", spec.cluster_id, "RUNNING"
+                ),
+            )
+        except WorkflowAlreadyStartedError:
+            await self._signal_health("cluster_changed", self._health_view())
+
+    def _health_view(self) -> HealthView:
+        s = self.state
+        return HealthView(
+            targets=[
+                ProbeTarget(node_id=n.node_id, name=n.name, physical_id=n.physical_id)
+                for n in s.nodes
+            ],
+            node_status={n.node_id: n.status.value for n in s.nodes},
+            updated_at={n.node_id: n.created_at for n in s.nodes},
+            marked=[n.node_id for n in s.nodes if n.data.get(MARKED_UNHEALTHY)],
+            paused=s.busy is not None,
+            locked=s.lock is not None,
+        )
+
+    async def _signal_health(self, name: str, arg: HealthView | None = None) -> None:
+        handle = workflow.get_external_workflow_handle(f"health:{self.state.spec.cluster_id}")
+        try:
+            await (handle.signal(name) if arg is None else handle.signal(name, arg))
+        except FailureError as err:
+            workflow.logger.info("health manager not told %s: %s", name, err)
+
+    async def _changed(self) -> None:
+        """Show the new state in the UI and tell the health manager, if one watches."""
+        self._show()
+        if health_policy(self.state) is not None:
+            if self.state.deleted or (
+                self.state.status == ClusterStatus.DELETING and self.state.busy is None
+            ):
+                await self._signal_health("stop")
+            else:
+                await self._signal_health("cluster_changed", self._health_view())
 
     @policy_detach.validator
     def validate_policy_detach(self, req: PolicyDetachRequest) -> None:
@@ -316,7 +427,7 @@ class ClusterWorkflow:
                 ),
                 summary=f"node {node.name} {verb}",
             )
-            self._show()
+            await self._changed()
             return OperationAccepted(action_id=req.action_id or "", status="SUCCEEDED")
 
     @mark_unhealthy.validator
@@ -403,6 +514,8 @@ class ClusterWorkflow:
         self._check_or_raise(lambda: ensure_can_start(self.state, name))
         if name in MEMBERSHIP_OPERATIONS:
             self._check_or_raise(lambda: plan_membership(self.state, name, req.params))
+        if name == ActionName.CLUSTER_RECOVER:
+            self._check_or_raise(lambda: plan_recover(self.state, req.params))
         if self.pending is not None:
             reject(
                 Conflict(
@@ -423,6 +536,8 @@ class ClusterWorkflow:
                 op = self._plan_create(op)
             elif name in MEMBERSHIP_OPERATIONS:
                 op = self._plan_membership(op, req)
+            elif name == ActionName.CLUSTER_RECOVER:
+                op = op.model_copy(update={"params": dict(req.params)})
             # Busy now (validators refuse others); pending only once the row is written,
             # so the main loop's RUNNING write never races this one.
             self.state = self.state.model_copy(update={"busy": op})
@@ -508,7 +623,7 @@ class ClusterWorkflow:
         self.state = self.state.model_copy(
             update={"status": running, "status_reason": f"{op.name} in progress"}
         )
-        self._show()
+        await self._changed()
         await record(
             ChangeSet(
                 clusters=[cluster_snapshot(self.state, workflow.now())],
@@ -537,6 +652,24 @@ class ClusterWorkflow:
         elif op.new_node_ids:
             run, n = ClusterCreateWorkflow.run, len(op.new_node_ids)
             arg = inp.model_copy(update={"nodes": self._nodes(op.new_node_ids)})
+        elif op.name == ActionName.CLUSTER_RECOVER:
+            plan = plan_recover(self.state, op.params)
+            if not plan.node_ids:
+                return Outcome(True)
+            run, n = ClusterRecoverWorkflow.run, len(plan.node_ids)
+            arg = ClusterRecoverInput(
+                project_id=spec.project_id,
+                cluster_id=spec.cluster_id,
+                cluster_name=spec.name,
+                action_id=op.action_id,
+                nodes=self._nodes(tuple(plan.node_ids)),
+                steps=plan.steps,
+                profile=self.state.profile,
+                detection=plan.detection,
+                fencing=plan.fencing,
+                node_delete_timeout=plan.node_delete_timeout,
+                concurrency=plan.concurrency,
+            )
         elif op.name in _CHILDREN:
             run, arg, n = _CHILDREN[op.name][0], inp, len(self.state.nodes)
         else:
@@ -598,6 +731,9 @@ class ClusterWorkflow:
                 "created": self.state.created or op.name == ActionName.CLUSTER_CREATE,
             }
         )
+        # Idle from here: the final write below lands before the caller sees SUCCEEDED,
+        # and an update arriving with that write's completion must not find us busy.
+        self.pending = None
         final = ActionStatus.SUCCEEDED if ok else ActionStatus.FAILED
         await record(
             ChangeSet(
@@ -618,7 +754,7 @@ class ClusterWorkflow:
             ),
             summary=f"finish {op.name}",
         )
-        self._show()
+        await self._changed()
 
     def _merged(self, result: NodesOperationResult) -> list[NodeState]:
         """Nodes after a child: touched ones replaced, removed ones dropped."""
@@ -667,7 +803,7 @@ class ClusterWorkflow:
             ),
             summary=name.value.lower(),
         )
-        self._show()
+        await self._changed()
         return OperationAccepted(action_id=op.action_id, status=ActionStatus.SUCCEEDED.value)
 
     async def _record_rejected(self, what: str, message: str) -> None:

@@ -28,6 +28,7 @@ from api.schemas.clusters import (
     LifecycleBody,
     LockBody,
     MarkUnhealthyRequest,
+    NodeActionRequest,
     NodeEnvelope,
     NodeList,
     NodePublic,
@@ -198,6 +199,31 @@ async def delete_node_route(
     cluster = await find_cluster(db, caller, node.cluster_id)
     request = ClusterOperationRequest(action_id=new_action_id(), params={"nodes": [node.id]})
     accepted = await send_cluster_update(temporal, cluster, "delete_node", request)
+    return _accepted(response, accepted.action_id)
+
+
+@router.post(
+    "/nodes/{node_id}/actions",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=ActionAccepted,
+)
+async def node_action_route(
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    node_id: NodeId,
+    body: NodeActionRequest,
+    response: Response,
+) -> ActionAccepted:
+    """`check {}` (checks the node's cluster) or `recover {operation?, operation_params?}`."""
+    name, params = body.only_action()
+    node = await _find_node(db, caller, node_id)
+    cluster = await find_cluster(db, caller, node.cluster_id)
+    extra = {"nodes": [node.id]} if name == "recover" else {}
+    request = ClusterOperationRequest(
+        action_id=new_action_id(), params={**params.model_dump(exclude_none=True), **extra}
+    )
+    accepted = await send_cluster_update(temporal, cluster, name, request)
     return _accepted(response, accepted.action_id)
 
 

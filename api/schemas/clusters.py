@@ -78,28 +78,23 @@ class PolicyDetachBody(StrictModel):
     policy_id: str = Field(min_length=1, max_length=255)
 
 
+class RecoverBody(StrictModel):
+    """`recover {operation?, operation_params?}`: REBOOT|REBUILD|RECREATE, any case."""
+
+    operation: str | None = Field(None, min_length=1, max_length=32)
+    operation_params: dict[str, str] = Field(default_factory=dict, max_length=4)
+
+
 class LifecycleBody(StrictModel):
     """`complete_lifecycle` / `heartbeat_lifecycle {lifecycle_action_token}`."""
 
     lifecycle_action_token: str = Field(min_length=1, max_length=64)
 
 
-class ClusterActionRequest(BaseModel):
-    """`POST /v1/clusters/{cluster_id}/actions`: exactly one of these keys."""
+class OneActionRequest(BaseModel):
+    """A body naming exactly one action (Senlin's rule), its fields declared by subclasses."""
 
     model_config = ConfigDict(extra="allow")
-
-    check: EmptyBody | None = None
-    lock: LockBody | None = None
-    unlock: EmptyBody | None = None
-    scale_out: ScaleBody | None = None
-    scale_in: ScaleBody | None = None
-    resize: ResizeBody | None = None
-    del_nodes: DelNodesBody | None = None
-    policy_attach: PolicyAttachBody | None = None
-    policy_detach: PolicyDetachBody | None = None
-    complete_lifecycle: LifecycleBody | None = None
-    heartbeat_lifecycle: LifecycleBody | None = None
 
     def only_action(self) -> tuple[str, BaseModel]:
         """The single action named, or a 400 with Senlin's wording."""
@@ -124,6 +119,23 @@ class ClusterActionRequest(BaseModel):
                 where = ".".join([name, *(str(p) for p in first["loc"])])
                 raise InvalidRequest(f"{where}: {first['msg']}") from err
         return name, body
+
+
+class ClusterActionRequest(OneActionRequest):
+    """`POST /v1/clusters/{cluster_id}/actions`: exactly one of these keys."""
+
+    check: EmptyBody | None = None
+    recover: RecoverBody | None = None
+    lock: LockBody | None = None
+    unlock: EmptyBody | None = None
+    scale_out: ScaleBody | None = None
+    scale_in: ScaleBody | None = None
+    resize: ResizeBody | None = None
+    del_nodes: DelNodesBody | None = None
+    policy_attach: PolicyAttachBody | None = None
+    policy_detach: PolicyDetachBody | None = None
+    complete_lifecycle: LifecycleBody | None = None
+    heartbeat_lifecycle: LifecycleBody | None = None
 
 
 class LockPublic(BaseModel):
@@ -226,3 +238,10 @@ class MarkUnhealthyRequest(StrictModel):
 
     mark_unhealthy: bool = Field(strict=True)
     status_reason: str = Field("", max_length=255)
+
+
+class NodeActionRequest(OneActionRequest):
+    """`POST /v1/nodes/{node_id}/actions`: `check {}` or `recover {...}`."""
+
+    check: EmptyBody | None = None
+    recover: RecoverBody | None = None

@@ -81,6 +81,7 @@ def warden_env(
         "WARDEN_HEALTHCHECK_URI": f"tcp://127.0.0.1:{worker_port}",
         "WARDEN_SIMCLOUD_PORT": str(sim_port),
         "WARDEN_SIMCLOUD_HOST": "127.0.0.1",
+        "WARDEN_HEALTH_CHECK_INTERVAL_MIN": "1",
     }
     return env, var
 

@@ -29,6 +29,7 @@ from temporalio.worker import Worker
 
 from activities.store import StoreActivities
 from domain.clusters import ClusterOperationRequest, ClusterSpec, ClusterState, OperationAccepted
+from domain.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
 from domain.lifecycle import HookDelivery, HookDeliveryResult
 from domain.projection import NodeRemoval
 from domain.servers import ServerInfo, ServerRequest, ServerStatuses
@@ -59,6 +60,9 @@ class FakeCloud:
     deleted: list[str] = field(default_factory=list)
     messages: list[HookDelivery] = field(default_factory=list)
     hook_down: bool = False
+    #: Recovery steps that cure a broken server in this fake cloud.
+    cures: set[str] = field(default_factory=lambda: {"REBOOT", "REBUILD", "START", "UNPAUSE"})
+    calls: list[tuple[str, str]] = field(default_factory=list)
 
     @activity.defn(name="create_server")
     async def create_server(self, request: ServerRequest) -> ServerInfo:
@@ -106,6 +110,61 @@ class FakeCloud:
             )
         self.messages.append(delivery)
         return HookDeliveryResult(delivered=True, detail="fake")
+
+    # ---- recovery (names of activities/recovery.py and activities/health.py) ----
+
+    def _set(self, physical_id: str, status: str) -> None:
+        server = self.servers[physical_id]
+        self.servers[physical_id] = server.model_copy(update={"status": status})
+
+    @activity.defn(name="reboot_server")
+    async def reboot_server(self, req: dict[str, Any]) -> None:
+        self.calls.append(("reboot", req["physical_id"]))
+        if "REBOOT" in self.cures:
+            self._set(req["physical_id"], "ACTIVE")
+
+    @activity.defn(name="rebuild_server")
+    async def rebuild_server(self, req: dict[str, Any]) -> None:
+        self.calls.append(("rebuild", req["physical_id"]))
+        if "REBUILD" in self.cures:
+            self._set(req["physical_id"], "ACTIVE")
+
+    @activity.defn(name="start_server")
+    async def start_server(self, physical_id: str) -> None:
+        self.calls.append(("start", physical_id))
+        if "START" in self.cures:
+            self._set(physical_id, "ACTIVE")
+
+    @activity.defn(name="unpause_server")
+    async def unpause_server(self, physical_id: str) -> None:
+        self.calls.append(("unpause", physical_id))
+        if "UNPAUSE" in self.cures:
+            self._set(physical_id, "ACTIVE")
+
+    @activity.defn(name="fence_server")
+    async def fence_server(self, req: FenceRequest) -> None:
+        self.calls.append(("fence", req.physical_id))
+        self.servers.pop(req.physical_id, None)
+
+    @activity.defn(name="wait_server_healthy")
+    async def wait_server_healthy(self, physical_id: str) -> str:
+        return self.servers[physical_id].status if physical_id in self.servers else "DELETED"
+
+    @activity.defn(name="probe_nodes")
+    async def probe_nodes(self, req: ProbeRequest) -> ProbeResult:
+        probes = []
+        for target in req.targets:
+            status = self.servers.get(target.physical_id or "")
+            healthy = status is not None and status.status == "ACTIVE"
+            probes.append(
+                NodeProbe(
+                    node_id=target.node_id,
+                    state=ProbeState.HEALTHY if healthy else ProbeState.UNHEALTHY,
+                    reason="" if healthy else "Server not ACTIVE",
+                    server_status=status.status if status else "DELETED",
+                )
+            )
+        return ProbeResult(probes=probes)
 
     @activity.defn(name="get_server_statuses")
     async def get_server_statuses(self, physical_ids: list[str]) -> ServerStatuses:
@@ -244,6 +303,13 @@ async def _harness(
                 cloud.get_server_statuses,
                 cloud.remove_node,
                 cloud.deliver_lifecycle_message,
+                cloud.reboot_server,
+                cloud.rebuild_server,
+                cloud.start_server,
+                cloud.unpause_server,
+                cloud.fence_server,
+                cloud.wait_server_healthy,
+                cloud.probe_nodes,
             ],
             activity_executor=pool,
         ):

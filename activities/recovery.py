@@ -1,0 +1,194 @@
+"""Recovery activities: the steps a health policy tries on a failed node's server.
+
+Each step is idempotent, so Temporal's retries are safe: a server already doing what
+was asked (rebooting, powering on, …) or already in the goal state counts as done.
+
+| outcome                                             | raised (ApplicationError type) | retried |
+|-----------------------------------------------------|--------------------------------|---------|
+| cloud API down, 5xx, timeout                        | BackendUnavailable             | yes     |
+| 409 while another task runs on the server           | ServerBusy                     | yes     |
+| 409 otherwise (locked, a state the action forbids)  | BackendConflict                | no      |
+| unknown server                                      | BackendNotFound                | no      |
+| fencing not confirmed within `timeout_s`            | FencingTimeout                 | yes     |
+| `wait_server_healthy` while the server is changing  | ServerNotReady                 | yes     |
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.cloud.compute import ComputeClient, Server
+from domain.errors import BackendConflict, BackendNotFound, WardenError
+from domain.health import FenceRequest
+from domain.recovery import RebootRequest, RebuildRequest, effective_reboot_type, in_transition
+
+#: Fencing polls the server with this backoff (seconds).
+FIRST_POLL_S = 0.25
+MAX_POLL_S = 2.0
+
+Done = Callable[[Server], bool]
+
+
+def _to_application_error(error: WardenError) -> ApplicationError:
+    # Same translation as the compute activities: retry only what the domain calls retryable.
+    return ApplicationError(
+        error.message, type=type(error).__name__, non_retryable=not error.retryable
+    )
+
+
+def _busy(server: Server) -> bool:
+    return in_transition(server.status, server.task_state)
+
+
+def _describe(server: Server) -> str:
+    task = f", task {server.task_state}" if server.task_state else ""
+    return f"{server.status.upper()}{task}"
+
+
+class RecoveryActivities:
+    """Recovery steps over one long-lived compute client."""
+
+    def __init__(self, compute: ComputeClient) -> None:
+        self._compute = compute
+
+    async def _get(self, physical_id: str) -> Server:
+        try:
+            return await self._compute.get_server(physical_id)
+        except WardenError as err:
+            raise _to_application_error(err) from err
+
+    async def _act(self, physical_id: str, call: Awaitable[object], done: Done) -> None:
+        """Run a server action; a 409 is fine when the server is already `done`."""
+        try:
+            await call
+        except BackendConflict as err:
+            server = await self._get(physical_id)
+            if done(server):
+                return
+            if _busy(server):
+                raise ApplicationError(
+                    f"Server {physical_id} is busy ({_describe(server)}): {err.message}",
+                    type="ServerBusy",
+                ) from err
+            raise _to_application_error(err) from err
+        except WardenError as err:
+            raise _to_application_error(err) from err
+
+    @activity.defn(name="reboot_server")
+    async def reboot_server(self, request: RebootRequest) -> str:
+        """Reboot a server; returns the reboot type used (SOFT becomes HARD unless ACTIVE)."""
+        pid = request.physical_id
+        server = await self._get(pid)
+        reboot_type = effective_reboot_type(request.type, server.status)
+        await self._act(
+            pid,
+            self._compute.reboot(pid, reboot_type.value),
+            lambda s: s.status.upper() in ("REBOOT", "HARD_REBOOT"),
+        )
+        activity.logger.info("Reboot %s of server %s requested", reboot_type, pid)
+        return reboot_type.value
+
+    @activity.defn(name="rebuild_server")
+    async def rebuild_server(self, request: RebuildRequest) -> None:
+        """Rebuild a server from its image (or `request.image`)."""
+        pid = request.physical_id
+        await self._act(
+            pid,
+            self._compute.rebuild(pid, request.image),
+            lambda s: s.status.upper() == "REBUILD",
+        )
+        activity.logger.info("Rebuild of server %s requested", pid)
+
+    @activity.defn(name="start_server")
+    async def start_server(self, physical_id: str) -> None:
+        """Power a server on; one that is already ACTIVE or powering on is fine."""
+        await self._act(
+            physical_id,
+            self._compute.start(physical_id),
+            lambda s: s.status.upper() == "ACTIVE" or s.task_state == "powering-on",
+        )
+
+    @activity.defn(name="unpause_server")
+    async def unpause_server(self, physical_id: str) -> None:
+        """Unpause a server; one that is already ACTIVE or unpausing is fine."""
+        await self._act(
+            physical_id,
+            self._compute.unpause(physical_id),
+            lambda s: s.status.upper() == "ACTIVE" or s.task_state == "unpausing",
+        )
+
+    @activity.defn(name="fence_server")
+    async def fence_server(self, request: FenceRequest) -> str:
+        """Delete or power off a server and confirm it; returns "DELETED" or "SHUTOFF".
+
+        Raises a retryable `FencingTimeout` when it is not confirmed within `timeout_s`.
+        """
+        pid = request.physical_id
+        deadline = time.monotonic() + request.timeout_s
+        delay = FIRST_POLL_S
+        while True:
+            server = await self._find(pid)
+            if server is None:
+                return "DELETED"
+            if not request.delete and server.status.upper() == "SHUTOFF" and not _busy(server):
+                return "SHUTOFF"
+            if not _busy(server) and server.status.upper() != "DELETED":
+                await self._fence_step(server, delete=request.delete)
+            activity.heartbeat(f"fencing server {pid}: {_describe(server)}")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                goal = "gone" if request.delete else "SHUTOFF"
+                raise ApplicationError(
+                    f"Server {pid} is still {_describe(server)}, not {goal}, "
+                    f"after {request.timeout_s}s",
+                    type="FencingTimeout",
+                )
+            await asyncio.sleep(min(delay, left))
+            delay = min(delay * 2, MAX_POLL_S)
+
+    async def _find(self, physical_id: str) -> Server | None:
+        try:
+            return await self._compute.get_server(physical_id)
+        except BackendNotFound:
+            return None
+        except WardenError as err:
+            raise _to_application_error(err) from err
+
+    async def _fence_step(self, server: Server, *, delete: bool) -> None:
+        """Ask for deletion or power-off (again: a lost or refused request is repeated)."""
+        try:
+            if delete:
+                await self._compute.delete_server(server.id)
+            else:
+                await self._compute.stop(server.id)
+        except BackendConflict as err:
+            if server.locked:
+                # Someone locked it on purpose; only they can let it be fenced.
+                raise _to_application_error(err) from err
+            # e.g. PAUSED cannot be stopped: keep polling, the timeout reports it.
+            activity.logger.warning("Fencing server %s refused: %s", server.id, err.message)
+        except BackendNotFound:
+            return
+        except WardenError as err:
+            raise _to_application_error(err) from err
+
+    @activity.defn(name="wait_server_healthy")
+    async def wait_server_healthy(self, physical_id: str) -> str:
+        """The server's status once it has settled ("DELETED" when gone).
+
+        Raises a retryable `ServerNotReady` while it is in transition; the workflow
+        re-probes with the policy's detection after this returns.
+        """
+        server = await self._find(physical_id)
+        if server is None:
+            return "DELETED"
+        if _busy(server):
+            raise ApplicationError(
+                f"Server {physical_id} is {_describe(server)}", type="ServerNotReady"
+            )
+        return server.status.upper()

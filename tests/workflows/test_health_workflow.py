@@ -1,0 +1,96 @@
+"""The health manager on its own time-skipping server: detection rounds, safety, pauses."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from domain.clusters import AttachedPolicy, LockClusterRequest, PolicyAttachRequest
+from domain.health import ProbeState
+from store.clusters import ClusterRecord, NodeRecord
+from store.events import EventRecord
+from tests.support.eventually import eventually
+from tests.workflows.support import Harness
+from workflows.health import HealthSummary
+
+
+def policy(**recovery: Any) -> PolicyAttachRequest:
+    return PolicyAttachRequest(
+        policy=AttachedPolicy(
+            policy_id=str(uuid.uuid4()),
+            name="heal",
+            type="senlin.policy.health",
+            properties={
+                "detection": {
+                    "interval": 60,
+                    "node_update_timeout": 0,
+                    "detection_modes": [{"type": "NODE_STATUS_POLLING"}],
+                },
+                "recovery": {"actions": [{"name": "REBOOT"}], **recovery},
+            },
+        )
+    )
+
+
+async def watched(harness: Harness, size: int, **recovery: Any) -> tuple[Any, str]:
+    handle, cluster_id = await harness.create(desired=size)
+    await harness.update(handle, "policy_attach", policy(**recovery))
+    harness.started.append(f"health:{cluster_id}")
+    return handle, cluster_id
+
+
+def nodes(harness: Harness, cluster_id: str) -> list[NodeRecord]:
+    return sorted(harness.rows(NodeRecord, cluster_id=cluster_id), key=lambda n: n.name)
+
+
+async def test_failed_node_is_detected_and_rebooted(own_harness: Harness) -> None:
+    harness = own_harness
+    _, cluster_id = await watched(harness, 3)
+    broken = nodes(harness, cluster_id)[0]
+    harness.cloud._set(broken.physical_id or "", "SHUTOFF")
+    await harness.env.sleep(timedelta(minutes=3))
+
+    async def recovered() -> bool:
+        return ("start", broken.physical_id or "") in harness.cloud.calls
+
+    await eventually(recovered, what="START (the SHUTOFF hint) tried first")
+    [after] = harness.rows(NodeRecord, id=broken.id)
+    assert after.status == "ACTIVE"
+    health = harness.env.client.get_workflow_handle(f"health:{cluster_id}")
+    summary = await health.query("describe", result_type=HealthSummary)
+    assert [r.name for r in summary.recoveries] == [broken.name]
+    events = [e.action for e in harness.rows(EventRecord, obj_id=broken.id)]
+    assert "HEALTH_CHECK" in events and "RECOVER_START" in events
+
+
+async def test_above_max_unhealthy_no_recovery_and_cluster_warns(own_harness: Harness) -> None:
+    harness = own_harness
+    _, cluster_id = await watched(harness, 3, max_unhealthy=1)
+    for node in nodes(harness, cluster_id)[:2]:
+        harness.cloud._set(node.physical_id or "", "ERROR")
+    await harness.env.sleep(timedelta(minutes=3))
+
+    async def warned() -> ClusterRecord | None:
+        [cluster] = harness.rows(ClusterRecord, id=cluster_id)
+        return cluster if cluster.status == "WARNING" else None
+
+    cluster = await eventually(warned, what="cluster WARNING")
+    assert "2 of 3 nodes are unhealthy, above max_unhealthy (1)" in cluster.status_reason
+    assert not [c for c in harness.cloud.calls if c[0] in ("reboot", "start")]
+    health = harness.env.client.get_workflow_handle(f"health:{cluster_id}")
+    summary = await health.query("describe", result_type=HealthSummary)
+    assert sum(n.state == ProbeState.UNHEALTHY for n in summary.nodes) == 2
+
+
+async def test_locked_cluster_gets_no_automatic_recovery(own_harness: Harness) -> None:
+    harness = own_harness
+    handle, cluster_id = await watched(harness, 2)
+    await harness.update(handle, "lock", LockClusterRequest(reason="maintenance"))
+    broken = nodes(harness, cluster_id)[0]
+    harness.cloud._set(broken.physical_id or "", "ERROR")
+    await harness.env.sleep(timedelta(minutes=5))
+    health = harness.env.client.get_workflow_handle(f"health:{cluster_id}")
+    summary = await health.query("describe", result_type=HealthSummary)
+    assert summary.locked and summary.recoveries == []
+    assert not harness.cloud.calls

@@ -1,0 +1,139 @@
+"""Recovery on the time-skipping server: ordered steps, verification, fencing."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from temporalio.client import WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
+
+from domain.clusters import (
+    AttachedPolicy,
+    ClusterOperationRequest,
+    LockClusterRequest,
+    PolicyAttachRequest,
+)
+from store.clusters import NodeRecord
+from store.events import EventRecord
+from tests.workflows.support import Harness
+
+
+def health_policy(actions: list[dict[str, Any]]) -> PolicyAttachRequest:
+    return PolicyAttachRequest(
+        policy=AttachedPolicy(
+            policy_id=str(uuid.uuid4()),
+            name="heal",
+            type="senlin.policy.health",
+            properties={
+                "detection": {
+                    "interval": 60,
+                    "detection_modes": [{"type": "NODE_STATUS_POLLING"}],
+                },
+                "recovery": {"actions": actions, "fencing": ["COMPUTE"]},
+            },
+        )
+    )
+
+
+async def break_node(harness: Harness, cluster_id: str, status: str = "ERROR") -> NodeRecord:
+    node: NodeRecord = sorted(
+        harness.rows(NodeRecord, cluster_id=cluster_id), key=lambda n: n.name
+    )[0]
+    harness.cloud._set(node.physical_id or "", status)
+    return node
+
+
+async def recover(harness: Harness, handle: Any, **params: Any) -> str:
+    accepted = await harness.update(handle, "recover", ClusterOperationRequest(params=params))
+    return accepted.action_id
+
+
+async def test_manual_reboot_recovers_a_node_and_logs_each_step(harness: Harness) -> None:
+    handle, cluster_id = await harness.create(desired=2)
+    node = await break_node(harness, cluster_id, "SHUTOFF")
+    action = await harness.action_ends(
+        await recover(harness, handle, operation="reboot", nodes=[node.id])
+    )
+    assert action.status == "SUCCEEDED", action.status_reason
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.status == "ACTIVE" and after.physical_id == node.physical_id
+    steps = [e.action for e in harness.rows(EventRecord, obj_id=node.id)]
+    assert steps[-2:] == ["NODE_RECOVER", "RECOVER_REBOOT"]
+
+
+async def test_policy_list_falls_through_to_recreate_with_fencing_first(harness: Harness) -> None:
+    harness.cloud.cures = set()  # reboot and rebuild do not help here
+    handle, cluster_id = await harness.create(desired=2)
+    await harness.update(
+        handle,
+        "policy_attach",
+        health_policy(
+            [
+                {"name": "REBOOT", "params": {"type": "hard"}},
+                {"name": "REBUILD"},
+                {"name": "RECREATE"},
+            ]
+        ),
+    )
+    node = await break_node(harness, cluster_id)
+    action = await harness.action_ends(await recover(harness, handle, nodes=[node.name]))
+    assert action.status == "SUCCEEDED", action.status_reason
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.status == "ACTIVE" and after.physical_id != node.physical_id
+    assert node.physical_id not in harness.cloud.servers
+    kinds = [kind for kind, pid in harness.cloud.calls if pid == node.physical_id]
+    assert kinds == ["reboot", "rebuild", "fence"]
+    reasons = [e.status_reason for e in harness.rows(EventRecord, obj_id=node.id)]
+    assert any("Step 1 REBOOT failed" in r for r in reasons)
+    assert any("Step 3 RECREATE: healthy again" in r for r in reasons)
+
+
+async def test_status_hint_tries_start_before_the_list(harness: Harness) -> None:
+    handle, cluster_id = await harness.create(desired=1)
+    await harness.update(handle, "policy_attach", health_policy([{"name": "RECREATE"}]))
+    node = await break_node(harness, cluster_id, "SHUTOFF")
+    action = await harness.action_ends(
+        await recover(harness, handle, nodes=[node.id], hints={node.id: "SHUTOFF"})
+    )
+    assert action.status == "SUCCEEDED"
+    assert [kind for kind, _ in harness.cloud.calls] == ["start"]
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.physical_id == node.physical_id  # the cheap fix worked: no recreate
+
+
+async def test_when_every_step_fails_the_node_is_error_with_reasons(harness: Harness) -> None:
+    harness.cloud.cures = set()
+    handle, cluster_id = await harness.create(desired=1)
+    node = await break_node(harness, cluster_id)
+    action = await harness.action_ends(
+        await recover(
+            harness, handle, operation="REBOOT", operation_params={"type": "SOFT"}, nodes=[node.id]
+        )
+    )
+    assert action.status == "FAILED"
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.status == "ERROR"
+    assert after.status_reason.startswith("All recovery actions failed: REBOOT:")
+
+
+async def test_recover_is_refused_when_locked_and_bad_operations_are_400(
+    harness: Harness,
+) -> None:
+    handle, _ = await harness.create(desired=1)
+    for params, kind in (
+        ({"operation": "EXPLODE"}, "InvalidRequest"),
+        ({"operation": "REBOOT", "operation_params": {"type": "GENTLE"}}, "InvalidRequest"),
+        ({"operation_params": {"type": "HARD"}}, "InvalidRequest"),
+        ({"colour": "red"}, "InvalidRequest"),
+    ):
+        with pytest.raises(WorkflowUpdateFailedError) as failed:
+            await harness.update(handle, "recover", ClusterOperationRequest(params=params))
+        cause = failed.value.cause
+        assert isinstance(cause, ApplicationError) and cause.type == kind, params
+    await harness.update(handle, "lock", LockClusterRequest(reason="upgrade"))
+    with pytest.raises(WorkflowUpdateFailedError) as failed:
+        await harness.update(handle, "recover", ClusterOperationRequest())
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError) and cause.type == "Conflict"

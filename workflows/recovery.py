@@ -1,0 +1,329 @@
+"""Recovering nodes: NodeRecoveryWorkflow per node, under ClusterRecoverWorkflow.
+
+Each node walks its ordered list of steps (an event hint's cheap fix first, then
+REBOOT / REBUILD / RECREATE / a user's Temporal workflow), verifying health after
+every step with the policy's own detection and stopping at the first success.
+RECREATE fences the old server (deleted and confirmed gone) before creating the
+replacement, so two copies of a node never run at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from pydantic import BaseModel, Field
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ChildWorkflowError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.compute import ComputeActivities
+    from domain.events import Event, EventLevel
+    from domain.health import (
+        FenceRequest,
+        ProbeRequest,
+        ProbeResult,
+        ProbeState,
+        ProbeTarget,
+        RecoveryStep,
+        expand_params,
+    )
+    from domain.nodes import NodeState, NodeStatus
+    from domain.projection import ChangeSet
+    from domain.servers import ServerInfo, ServerRequest
+    from workflows.cluster_ops import (
+        CLOUD_RETRY,
+        POLL_RETRY,
+        SERVER_WAIT,
+        NodesOperationResult,
+        node_snapshot,
+        summarize_errors,
+        with_status,
+    )
+    from workflows.entity import failure_reason, record
+
+STEP_TIMEOUT = timedelta(minutes=5)
+
+
+class NodeRecoveryInput(BaseModel):
+    """One node and what to try on it."""
+
+    project_id: str
+    cluster_id: str
+    cluster_name: str
+    action_id: str
+    node: NodeState
+    steps: list[RecoveryStep]
+    profile: dict[str, Any] = Field(default_factory=dict)
+    #: The health policy's `detection` (JSON); None = verify by server status only.
+    detection: dict[str, Any] | None = None
+    fencing: bool = True
+    node_delete_timeout: int = 20
+
+
+class ClusterRecoverInput(BaseModel):
+    """Nodes to recover, each with its steps, at most `concurrency` at once."""
+
+    project_id: str
+    cluster_id: str
+    cluster_name: str
+    action_id: str
+    nodes: list[NodeState]
+    steps: dict[str, list[RecoveryStep]]
+    profile: dict[str, Any] = Field(default_factory=dict)
+    detection: dict[str, Any] | None = None
+    fencing: bool = True
+    node_delete_timeout: int = 20
+    concurrency: int = 1
+
+
+@workflow.defn(name="ClusterRecoverWorkflow")
+class ClusterRecoverWorkflow:
+    """Recover several nodes, a bounded number at a time."""
+
+    @workflow.run
+    async def run(self, inp: ClusterRecoverInput) -> NodesOperationResult:
+        gate = asyncio.Semaphore(max(1, inp.concurrency))
+
+        async def one(node: NodeState) -> NodeState:
+            async with gate:
+                return await workflow.execute_child_workflow(
+                    NodeRecoveryWorkflow.run,
+                    NodeRecoveryInput(
+                        project_id=inp.project_id,
+                        cluster_id=inp.cluster_id,
+                        cluster_name=inp.cluster_name,
+                        action_id=inp.action_id,
+                        node=node,
+                        steps=inp.steps.get(node.node_id, []),
+                        profile=inp.profile,
+                        detection=inp.detection,
+                        fencing=inp.fencing,
+                        node_delete_timeout=inp.node_delete_timeout,
+                    ),
+                    id=f"node-recover:{node.node_id}:{inp.action_id}",
+                    static_summary=f"recover node {node.name} of cluster {inp.cluster_name}",
+                )
+
+        workflow.set_current_details(
+            f"Recovering {len(inp.nodes)} node(s) of **{inp.cluster_name}**, "
+            f"{inp.concurrency} at a time"
+        )
+        nodes = list(await asyncio.gather(*(one(n) for n in inp.nodes)))
+        return NodesOperationResult(nodes=nodes, error=summarize_errors(nodes, "recover"))
+
+
+@workflow.defn(name="NodeRecoveryWorkflow")
+class NodeRecoveryWorkflow:
+    """Try each step until the node is healthy again; ERROR with the reasons otherwise."""
+
+    @workflow.run
+    async def run(self, inp: NodeRecoveryInput) -> NodeState:
+        node = with_status(inp.node, NodeStatus.RECOVERING, "Recovery in progress")
+        await self._record(inp, node, "NODE_RECOVER", "Recovery started", EventLevel.INFO)
+        failures: list[str] = []
+        for number, step in enumerate(inp.steps, start=1):
+            workflow.set_current_details(
+                f"Node **{node.name}**: step {number}/{len(inp.steps)} `{step.name}`"
+            )
+            try:
+                node = await self._run_step(inp, node, step, number)
+                healthy, why = await self._verify(inp, node)
+            except (ActivityError, ChildWorkflowError, StepFailed) as err:
+                healthy, why = False, failure_reason(err)
+            if healthy:
+                done = with_status(node, NodeStatus.ACTIVE, "")
+                await self._record(
+                    inp,
+                    done,
+                    f"RECOVER_{step.name}",
+                    f"Step {number} {step.name}: healthy again",
+                    EventLevel.INFO,
+                )
+                return done
+            failures.append(f"{step.name}: {why}")
+            await self._record(
+                inp,
+                node,
+                f"RECOVER_{step.name}",
+                f"Step {number} {step.name} failed: {why}",
+                EventLevel.WARNING,
+            )
+        reason = "All recovery actions failed: " + "; ".join(failures)
+        failed = with_status(node, NodeStatus.ERROR, reason[:1000])
+        await self._record(inp, failed, "NODE_RECOVER", failed.status_reason, EventLevel.ERROR)
+        return failed
+
+    async def _run_step(
+        self, inp: NodeRecoveryInput, node: NodeState, step: RecoveryStep, number: int
+    ) -> NodeState:
+        if step.workflow:
+            await self._user_workflow(inp, node, step, number)
+            return node
+        if step.name == "RECREATE":
+            return await self._recreate(inp, node)
+        if not node.physical_id:
+            raise StepFailed(f"{step.name} needs a server and the node has none")
+        calls: dict[str, tuple[str, Any]] = {
+            "REBOOT": (
+                "reboot_server",
+                {"physical_id": node.physical_id, "type": str(step.params.get("type", "SOFT"))},
+            ),
+            "REBUILD": (
+                "rebuild_server",
+                {"physical_id": node.physical_id, "image": _image(inp.profile)},
+            ),
+            "START": ("start_server", node.physical_id),
+            "UNPAUSE": ("unpause_server", node.physical_id),
+        }
+        activity, arg = calls[step.name]
+        await workflow.execute_activity(
+            activity,
+            arg,
+            start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=CLOUD_RETRY,
+            summary=f"{step.name.lower()} {node.name}",
+        )
+        return node
+
+    async def _recreate(self, inp: NodeRecoveryInput, node: NodeState) -> NodeState:
+        old = node.physical_id
+        if old and inp.fencing:
+            await workflow.execute_activity(
+                "fence_server",
+                FenceRequest(physical_id=old, delete=True, timeout_s=inp.node_delete_timeout),
+                start_to_close_timeout=timedelta(seconds=inp.node_delete_timeout + 30),
+                heartbeat_timeout=timedelta(seconds=30),
+                retry_policy=CLOUD_RETRY,
+                summary=f"fence {node.name}: delete and confirm",
+            )
+        props = inp.profile.get("properties", {})
+        created: ServerInfo = await workflow.execute_activity_method(
+            ComputeActivities.create_server,
+            ServerRequest(
+                name=node.name,
+                image=props.get("image", ""),
+                flavor=props.get("flavor", ""),
+                metadata={
+                    **props.get("metadata", {}),
+                    "warden_cluster": inp.cluster_id,
+                    "warden_node": node.node_id,
+                },
+                request_id=f"{node.node_id}:{inp.action_id}",
+            ),
+            start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=CLOUD_RETRY,
+            summary=f"recreate server {node.name}",
+        )
+        node = node.model_copy(update={"physical_id": created.physical_id})
+        await workflow.execute_activity_method(
+            ComputeActivities.wait_server_active,
+            created.physical_id,
+            start_to_close_timeout=timedelta(seconds=30),
+            schedule_to_close_timeout=SERVER_WAIT,
+            retry_policy=POLL_RETRY,
+            summary=f"wait for new {node.name} ACTIVE",
+        )
+        if old and not inp.fencing:
+            await workflow.execute_activity_method(
+                ComputeActivities.delete_server,
+                old,
+                start_to_close_timeout=timedelta(seconds=60),
+                retry_policy=CLOUD_RETRY,
+                summary=f"delete old server of {node.name}",
+            )
+        return node
+
+    async def _user_workflow(
+        self, inp: NodeRecoveryInput, node: NodeState, step: RecoveryStep, number: int
+    ) -> None:
+        params = expand_params(
+            dict(step.params),
+            {
+                "physical_id": node.physical_id or "",
+                "node_id": node.node_id,
+                "name": node.name,
+                "cluster_id": inp.cluster_id,
+            },
+        )
+        queue = str(params.pop("task_queue", "") or workflow.info().task_queue)
+        await workflow.execute_child_workflow(
+            step.name,
+            params,
+            id=f"node-recover:{node.node_id}:{inp.action_id}:step-{number}",
+            task_queue=queue,
+            execution_timeout=STEP_TIMEOUT,
+            static_summary=f"user recovery workflow {step.name} for {node.name}",
+        )
+
+    async def _verify(self, inp: NodeRecoveryInput, node: NodeState) -> tuple[bool, str]:
+        if not node.physical_id:
+            return False, "node has no server"
+        status: str = await workflow.execute_activity(
+            "wait_server_healthy",
+            node.physical_id,
+            result_type=str,
+            start_to_close_timeout=timedelta(seconds=30),
+            schedule_to_close_timeout=SERVER_WAIT,
+            retry_policy=POLL_RETRY,
+            summary=f"wait for {node.name} to settle",
+        )
+        if status != "ACTIVE":
+            return False, f"server status is {status}"
+        if not inp.detection:
+            return True, ""
+        result: ProbeResult = await workflow.execute_activity(
+            "probe_nodes",
+            ProbeRequest(
+                cluster_id=inp.cluster_id,
+                detection=inp.detection,
+                targets=[
+                    ProbeTarget(node_id=node.node_id, name=node.name, physical_id=node.physical_id)
+                ],
+            ),
+            result_type=ProbeResult,
+            start_to_close_timeout=timedelta(minutes=2),
+            heartbeat_timeout=timedelta(seconds=60),
+            retry_policy=CLOUD_RETRY,
+            summary=f"probe {node.name}",
+        )
+        probe = result.probes[0] if result.probes else None
+        if probe is None or probe.state == ProbeState.UNHEALTHY:
+            return False, probe.reason if probe else "no probe result"
+        return True, ""
+
+    async def _record(
+        self, inp: NodeRecoveryInput, node: NodeState, action: str, reason: str, level: EventLevel
+    ) -> None:
+        await record(
+            ChangeSet(
+                nodes=[node_snapshot(inp.project_id, inp.cluster_id, node)],
+                events=[
+                    Event(
+                        event_id=str(workflow.uuid4()),
+                        project_id=inp.project_id,
+                        obj_type="node",
+                        obj_id=node.node_id,
+                        obj_name=node.name,
+                        cluster_id=inp.cluster_id,
+                        action=action,
+                        status=node.status.value,
+                        status_reason=reason,
+                        level=level,
+                        action_id=inp.action_id,
+                        at=workflow.now(),
+                    )
+                ],
+            ),
+            summary=f"record {action.lower()} of {node.name}",
+        )
+
+
+class StepFailed(Exception):
+    """A step that cannot run at all (caught by the step loop, never escapes)."""
+
+
+def _image(profile: dict[str, Any]) -> str | None:
+    image = profile.get("properties", {}).get("image")
+    return str(image) if image else None
