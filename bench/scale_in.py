@@ -9,7 +9,10 @@ SQLite file, simcloud, worker, API) in the same run:
    signal with a timer, one more activity) whose signals are sent as soon as each
    child announces itself: its end-to-end time, signal → activity latency and history
    events per child are the floor of the same work done with bare Temporal.
-2. For each size N (`BENCH_SCALE_IN_SIZES`, default `100,1000`): create an N-node
+2. Unloaded: a small cluster scaled in one node at a time, so complete_lifecycle →
+   delete is seen without a burst; plus the API's own floor (a GET of an action, and
+   complete_lifecycle on a finished token, which answers without calling Temporal).
+3. For each size N (`BENCH_SCALE_IN_SIZES`, default `100,1000`): create an N-node
    cluster, attach a deletion policy with a webhook hook (timeout 600 s) pointing at a
    receiver in this process, and scale in N nodes. The receiver completes every
    lifecycle token through the API (`complete_lifecycle` at the message's
@@ -252,7 +255,7 @@ async def _echo_baseline(client: Client, queue: str) -> dict[str, float | None]:
 async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int) -> dict[str, Any]:
     run = uuid.uuid4().hex[:8]
     parent_id = f"bench-fanout:{run}"
-    start = time.perf_counter()
+    start, start_wall = time.perf_counter(), time.time()
     handle = await client.start_workflow(
         BenchFanOutWorkflow.run, [n, HOOK_TIMEOUT_S], id=parent_id, task_queue=queue
     )
@@ -262,7 +265,10 @@ async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int)
     after_sent = [hooks.deleted[c] - hooks.sent[c] for c in children if c in hooks.deleted]
     after_returned = [hooks.deleted[c] - hooks.returned[c] for c in children if c in hooks.deleted]
     types: Counter[str] = Counter()
-    counts = await _history_lengths(client, [parent_id, *children], types)
+    starts: list[float] = []
+    counts = await _history_lengths(client, [parent_id], types, starts)
+    counts |= await _history_lengths(client, children, types)
+    started = sorted(t - start_wall for t in starts)
     return {
         "nodes": n,
         "completed_by_signal": completed,
@@ -278,6 +284,8 @@ async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int)
         "parent_history": counts[parent_id],
         "child_history_max": max(counts[c] for c in children),
         "workflow_task_timeouts": types["EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT"],
+        "children_started_p50_s": _pct(started, 0.5),
+        "children_started_last_s": started[-1] if started else None,
     }
 
 
@@ -405,8 +413,12 @@ class HookReceiver:
 
 
 async def _history_lengths(
-    client: Client, workflow_ids: list[str], types: Counter[str] | None = None
+    client: Client,
+    workflow_ids: list[str],
+    types: Counter[str] | None = None,
+    child_starts: list[float] | None = None,
 ) -> dict[str, int]:
+    """Events in each history; optionally tallies event types and child start times."""
     gate = asyncio.Semaphore(HISTORY_FETCH_CONCURRENCY)
 
     async def one(wid: str) -> tuple[str, int]:
@@ -414,6 +426,12 @@ async def _history_lengths(
             history = await client.get_workflow_handle(wid).fetch_history()
         if types is not None:
             types.update(EventType.Name(e.event_type) for e in history.events)
+        if child_starts is not None:
+            child_starts.extend(
+                e.event_time.seconds + e.event_time.nanos / 1e9
+                for e in history.events
+                if e.event_type == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
+            )
         return wid, len(history.events)
 
     return dict(await asyncio.gather(*(one(w) for w in workflow_ids)))
@@ -476,6 +494,23 @@ async def _succeeded_node_deletes(api: httpx.AsyncClient, tokens: set[str]) -> i
         if len(page) < 1000:
             return found
         marker = page[-1]["id"]
+
+
+async def _warning_events(api: httpx.AsyncClient, cluster_id: str) -> dict[str, int]:
+    """WARNING and ERROR events of a cluster, counted by the start of their reason."""
+    reasons: Counter[str] = Counter()
+    for level in ("WARNING", "ERROR"):
+        marker = None
+        while True:
+            params: dict[str, str | int] = {"cluster_id": cluster_id, "level": level, "limit": 1000}
+            if marker:
+                params["marker"] = marker
+            page = _ok(await api.get("/v1/events", params=params), 200)["events"]
+            reasons.update(f"{level}: {e['action']}: {e['status_reason'][:60]}" for e in page)
+            if len(page) < 1000:
+                break
+            marker = page[-1]["id"]
+    return dict(reasons.most_common())
 
 
 def _log_problems(path: Path) -> dict[str, Any]:
@@ -658,7 +693,9 @@ async def _scale_in_case(
         )
         victims = sorted({*listed_victims, *(f"node-delete:{t}" for t in messages)})
         types: Counter[str] = Counter()
-        lengths = await _history_lengths(client, sorted({op, *ops}), types)
+        starts: list[float] = []
+        lengths = await _history_lengths(client, sorted({op, *ops}), types, starts)
+        started = sorted(t - sent_wall for t in starts if t >= sent_wall)
         victim_lengths = await _history_lengths(client, victims, types)
         cluster_full = await _history_lengths(client, [cluster_wf])
         all_lengths = {**lengths, **victim_lengths, **cluster_full}
@@ -677,6 +714,7 @@ async def _scale_in_case(
         ended = _utc_timestamp(action["ended_at"]) if action.get("ended_at") else None
         cluster_view = (_ok(await api.get(f"/v1/clusters/{cluster_id}"), 200))["cluster"]
         succeeded = await _succeeded_node_deletes(api, set(messages))
+        warnings = await _warning_events(api, cluster_id)
         depended_by = len(action.get("depended_by") or [])
         total_events = cluster_events + sum(lengths.values()) + sum(victim_lengths.values())
 
@@ -695,6 +733,10 @@ async def _scale_in_case(
         "first_message_s": arrivals[0] if arrivals else None,
         "median_message_s": _pct(arrivals, 0.5),
         "last_message_s": arrivals[-1] if arrivals else None,
+        "victims_started_p50_s": _pct(started, 0.5),
+        "victims_started_last_s": started[-1] if started else None,
+        "warning_events": sum(warnings.values()),
+        "warning_event_reasons": warnings,
         "completions_202": len(rtts),
         "completion_statuses": dict(Counter(c.status for c in completions.values())),
         "completion_retries": sum(c.attempts - 1 for c in completions.values()),
@@ -982,12 +1024,15 @@ def table(results: dict[str, Any]) -> str:
         "action_status",
         "e2e_observed_s",
         "scale_in_post_ms",
+        "victims_started_p50_s",
+        "victims_started_last_s",
         "first_message_s",
         "median_message_s",
         "last_message_s",
         "messages",
         "completions_202",
         "completion_retries",
+        "warning_events",
         "complete_post_p99_ms",
         "complete_returned_to_delete_p50_ms",
         "complete_returned_to_delete_p99_ms",

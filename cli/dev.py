@@ -98,7 +98,7 @@ def http_ready(url: str) -> Probe:
     return probe
 
 
-def process_specs(settings: Settings) -> list[ProcessSpec]:
+def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
     """The four processes of a development Warden, in start order."""
     logs = settings.var_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -147,6 +147,8 @@ def process_specs(settings: Settings) -> list[ProcessSpec]:
                 "--notify-url",
                 f"{api_url}/v1/notifications",
             ],
+            # The dev token authenticates notifications; in env, not argv (ps shows argv).
+            env={"WARDEN_SIMCLOUD_NOTIFY_TOKEN": notify_token},
             ready=tcp_ready(settings.simcloud_host, settings.simcloud_port),
         ),
         ProcessSpec(
@@ -176,7 +178,7 @@ async def run_dev(settings: Settings) -> int:
     """Start everything, print where to look, supervise until Ctrl-C."""
     token = ensure_dev_token(settings)
     supervisor = Supervisor(
-        process_specs(settings), echo=print, pid_file=settings.var_dir / "dev-pids.json"
+        process_specs(settings, token), echo=print, pid_file=settings.var_dir / "dev-pids.json"
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

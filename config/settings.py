@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     simcloud_notify_url: str | None = Field(
         None, description="Where simcloud POSTs Nova-style notifications"
     )
+    simcloud_notify_token: str | None = Field(
+        None, description="X-Auth-Token simcloud sends with notifications"
+    )
     simcloud_build_latency_ms: int = Field(0, ge=0, le=3_600_000)
     simcloud_action_latency_ms: int = Field(0, ge=0, le=3_600_000)
     simcloud_max_limit: int = Field(1000, ge=0, description="Nova osapi_max_limit; 0 = none")

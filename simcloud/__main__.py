@@ -26,6 +26,11 @@ def parse_args(settings: Settings, argv: list[str] | None = None) -> argparse.Na
         default=settings.simcloud_notify_url,
         help="POST Nova-style notifications here (e.g. http://127.0.0.1:8004/v1/notifications)",
     )
+    parser.add_argument(
+        "--notify-token",
+        default=settings.simcloud_notify_token,
+        help="X-Auth-Token sent with notifications (default: WARDEN_SIMCLOUD_NOTIFY_TOKEN)",
+    )
     parser.add_argument("--build-latency-ms", type=int, default=settings.simcloud_build_latency_ms)
     parser.add_argument(
         "--action-latency-ms", type=int, default=settings.simcloud_action_latency_ms
@@ -60,6 +65,7 @@ def main(argv: list[str] | None = None) -> None:
         }
     config = SimConfig(
         notify_url=args.notify_url or None,
+        notify_token=args.notify_token or None,
         build_latency_ms=args.build_latency_ms,
         action_latency_ms=args.action_latency_ms,
         max_limit=args.max_limit,

@@ -27,7 +27,7 @@ def create_app(
     """
     config = config or SimConfig()
     state = SimState(config)
-    notifier = Notifier(config.notify_url, notify_transport)
+    notifier = Notifier(config.notify_url, notify_transport, token=config.notify_token)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -17,6 +17,9 @@ class SimConfig(BaseModel):
     build_latency_ms: int = Field(0, ge=0, le=3_600_000)
     action_latency_ms: int = Field(0, ge=0, le=3_600_000)
     notify_url: str | None = Field(None, description="Where Nova-style notifications go")
+    notify_token: str | None = Field(
+        None, description="Sent as X-Auth-Token with notifications (Warden requires one)"
+    )
 
     username: str = "warden"
     password: str = "warden-secret"  # noqa: S105 - the documented dev credential

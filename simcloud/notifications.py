@@ -85,8 +85,15 @@ def _fault(record: ServerRecord) -> dict[str, Any]:
 class Notifier:
     """Sends notifications in the background; a failing receiver is only logged."""
 
-    def __init__(self, url: str | None, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        url: str | None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        token: str | None = None,
+    ) -> None:
         self.url = url
+        self._headers = {"X-Auth-Token": token} if token else {}
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -126,7 +133,7 @@ class Notifier:
         if self._client is None:
             self._client = httpx.AsyncClient(transport=self._transport, timeout=5.0)
         try:
-            await self._client.post(url, json=body)
+            await self._client.post(url, json=body, headers=self._headers)
         except Exception as exc:  # fire-and-forget: whatever went wrong is only logged
             logger.warning(
                 "notification %s for %s not delivered: %r",

@@ -102,3 +102,13 @@ def get_node(session: Session, project_id: str, node_id: str) -> NodeRecord | No
     """The node if it exists in this project."""
     record = session.get(NodeRecord, node_id)
     return record if record is not None and record.project_id == project_id else None
+
+
+def get_node_by_physical_id(
+    session: Session, project_id: str, physical_id: str
+) -> NodeRecord | None:
+    """The project's node backed by this server, if any."""
+    query = select(NodeRecord).where(
+        NodeRecord.project_id == project_id, NodeRecord.physical_id == physical_id
+    )
+    return session.exec(query).first()

@@ -203,6 +203,7 @@ class HealthManagerWorkflow:
         modes = {m.type for m in self.props.detection.detection_modes}
         if modes == {DetectionType.LIFECYCLE_EVENTS}:
             return self._from_events()
+        self.events = []  # polling modes: an event only brought the next round forward
         try:
             result: ProbeResult = await workflow.execute_activity(
                 "probe_nodes",

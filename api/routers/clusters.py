@@ -17,6 +17,7 @@ from api.clusters import (
     send_cluster_update,
 )
 from api.deps import DbDep, TemporalDep
+from api.health import health_summary
 from api.lifecycle import signal_lifecycle
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import (
@@ -44,6 +45,7 @@ from domain.clusters import (
     PolicyDetachRequest,
 )
 from domain.errors import NotFound
+from domain.policies import PolicyType
 from store.clusters import (
     ClusterRecord,
     NodeRecord,
@@ -99,11 +101,15 @@ async def list_clusters_route(caller: CallerDep, db: DbDep) -> ClusterList:
 
 
 @router.get("/clusters/{cluster_id}", response_model=ClusterEnvelope)
-async def get_cluster_route(caller: CallerDep, db: DbDep, cluster_id: ClusterId) -> ClusterEnvelope:
-    """One cluster by id or unique name."""
+async def get_cluster_route(
+    caller: CallerDep, db: DbDep, temporal: TemporalDep, cluster_id: ClusterId
+) -> ClusterEnvelope:
+    """One cluster by id or unique name, with its health summary when a policy watches it."""
     view = await db.run(_cluster_view, caller.project_id, cluster_id)
     if view is None:
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")
+    if any(p.get("type") == PolicyType.HEALTH.value for p in view.policies):
+        view = view.model_copy(update={"health": await health_summary(temporal, view.id)})
     return ClusterEnvelope(cluster=view)
 
 

@@ -162,6 +162,8 @@ class ClusterPublic(BaseModel):
     policies: list[dict[str, Any]]
     lock: LockPublic | None
     metadata: dict[str, Any]
+    #: The health manager's `describe` (per-node state, recoveries) when a policy watches.
+    health: dict[str, Any] | None = None
     created_at: datetime
     updated_at: datetime
 

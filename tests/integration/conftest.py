@@ -98,8 +98,16 @@ async def warden(
     procs = {
         "simcloud": Proc(
             "simcloud",
-            [PYTHON, "-m", "simcloud", "--port", env["WARDEN_SIMCLOUD_PORT"]],
-            env,
+            [
+                PYTHON,
+                "-m",
+                "simcloud",
+                "--port",
+                env["WARDEN_SIMCLOUD_PORT"],
+                "--notify-url",
+                f"{api}/v1/notifications",
+            ],
+            {**env, "WARDEN_SIMCLOUD_NOTIFY_TOKEN": "it-admin"},
             var / "simcloud.log",
         ),
         "worker": Proc("worker", [PYTHON, "-m", "worker"], env, var / "worker.log"),

@@ -68,10 +68,12 @@ async def test_powered_off_node_is_detected_and_recovered_in_order(warden: Warde
         assert any("Step 2 REBOOT: healthy again" in r for r in reasons), reasons
         node = (await api.get(f"/v1/nodes/{victim['id']}")).json()["node"]
         assert node["status"] == "ACTIVE" and node["physical_id"] == victim["physical_id"]
-        summary = await warden.temporal.get_workflow_handle(f"health:{cluster_id}").query(
-            "describe"
-        )
-        assert [r["name"] for r in summary["recoveries"]] == [victim["name"]]
+        shown = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]["health"]
+        assert shown["available"] is True
+        assert [r["name"] for r in shown["recoveries"]] == [victim["name"]]
+        assert {n["name"] for n in shown["nodes"]} == {
+            n["name"] for n in await nodes_of(api, cluster_id)
+        }
         listed = (await api.get("/v1/actions", params={"target": cluster_id})).json()["actions"]
         [recover] = [a for a in listed if a["name"] == "CLUSTER_RECOVER"]
         assert (await action_done(api, f"/v1/actions/{recover['id']}"))["status"] == "SUCCEEDED"
@@ -121,3 +123,37 @@ async def test_cloud_outage_is_not_a_recovery_storm(warden: Warden) -> None:
             assert node["status"] == "ACTIVE"
         recoveries = (await api.get("/v1/actions", params={"target": cluster_id})).json()
         assert not [a for a in recoveries["actions"] if a["name"] == "CLUSTER_RECOVER"]
+
+
+async def test_lifecycle_event_triggers_the_cheap_fix_at_once(warden: Warden) -> None:
+    spec = health_spec([{"name": "RECREATE"}])
+    spec["properties"]["detection"] = {
+        "interval": 3600,  # no polling: only the notification can start this recovery
+        "node_update_timeout": 0,
+        "detection_modes": [{"type": "LIFECYCLE_EVENTS"}],
+    }
+    async with warden.client() as api, httpx.AsyncClient(base_url=warden.simcloud_url) as sim:
+        cluster_id, _ = await hooked_cluster(api, None, size=2)
+        await attach_health(api, cluster_id, spec)
+        victim = (await nodes_of(api, cluster_id))[0]
+        # simcloud POSTs compute.instance.pause.end to /v1/notifications.
+        await SimControl(sim).fault(victim["physical_id"], "pause", cured_by=["UNPAUSE"])
+
+        async def unpaused() -> list[dict[str, Any]] | None:
+            events = (await api.get("/v1/events", params={"obj_id": victim["id"]})).json()["events"]
+            done = [e for e in events if e["action"] == "RECOVER_UNPAUSE"]
+            return done or None
+
+        [event] = await eventually(unpaused, timeout=60, what="UNPAUSE from the event hint")
+        assert "healthy again" in event["status_reason"]
+        node = (await api.get(f"/v1/nodes/{victim['id']}")).json()["node"]
+        assert node["physical_id"] == victim["physical_id"]  # no recreate was needed
+
+
+async def test_notifications_need_a_token_and_ignore_other_events(warden: Warden) -> None:
+    body = {"event_type": "compute.instance.update", "payload": {}}
+    async with httpx.AsyncClient(base_url=warden.api_url) as anon:
+        assert (await anon.post("/v1/notifications", json=body)).status_code == 401
+    async with warden.client() as api:
+        ignored = await api.post("/v1/notifications", json=body)
+        assert ignored.status_code == 202 and ignored.json()["accepted"] is False

@@ -1,0 +1,73 @@
+"""`POST /v1/notifications`: Nova versioned notifications → the cluster's health manager."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.auth import Caller
+from api.deps import Database
+from api.temporal import TemporalGateway
+from domain.errors import NotFound
+from store.clusters import NodeRecord, get_node_by_physical_id
+from workflows.health import LifecycleEvent
+
+#: The events LIFECYCLE_EVENTS detection reacts to (DESIGN §5).
+LIFECYCLE_EVENT = re.compile(
+    r"^compute\.instance\.(pause|power_off|rebuild\.error|shutdown|soft_delete)\.(end|error)$"
+)
+
+
+class Notification(BaseModel):
+    """The parts of a Nova versioned notification Warden reads (the rest is ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    event_type: str = Field(min_length=1, max_length=255)
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+    def server_id(self) -> str | None:
+        """The instance's uuid, from the versioned payload (or a legacy flat one)."""
+        data = self.payload.get("nova_object.data", self.payload)
+        value = data.get("uuid") or data.get("instance_id") if isinstance(data, dict) else None
+        return str(value) if value else None
+
+
+class NotificationAccepted(BaseModel):
+    """What Warden did with a notification."""
+
+    accepted: bool
+    node_id: str | None = None
+    reason: str = ""
+
+
+async def ingest(
+    db: Database, temporal: TemporalGateway, caller: Caller, note: Notification
+) -> NotificationAccepted:
+    """Signal the node's health manager when the event is one detection cares about."""
+    if not LIFECYCLE_EVENT.match(note.event_type):
+        return NotificationAccepted(accepted=False, reason="event type not used by Warden")
+    server_id = note.server_id()
+    if server_id is None:
+        return NotificationAccepted(accepted=False, reason="no instance uuid in the payload")
+    node: NodeRecord | None = await db.run(get_node_by_physical_id, caller.project_id, server_id)
+    if node is None:
+        return NotificationAccepted(accepted=False, reason="no node runs on this server")
+    client = await temporal.client()
+    handle = client.get_workflow_handle(f"health:{node.cluster_id}")
+    try:
+        await temporal.call(
+            handle.signal(
+                "lifecycle_event",
+                LifecycleEvent(node_id=node.id, event_type=note.event_type),
+                rpc_timeout=temporal.rpc_timeout,
+            ),
+            subject=f"Health manager of cluster {node.cluster_id}",
+        )
+    except NotFound:
+        return NotificationAccepted(
+            accepted=False, node_id=node.id, reason="the cluster has no health policy"
+        )
+    return NotificationAccepted(accepted=True, node_id=node.id)
