@@ -12,13 +12,14 @@ import uuid
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest_asyncio
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
-from temporalio import activity
+from temporalio import activity, workflow
 from temporalio.client import WithStartWorkflowOperation, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -166,12 +167,28 @@ class FakeCloud:
             )
         return ProbeResult(probes=probes)
 
+    @activity.defn(name="user_fix_server")
+    async def user_fix_server(self, params: dict[str, Any]) -> None:
+        self.calls.append(("user_fix", str(params["server"])))
+        self._set(str(params["server"]), "ACTIVE")
+
     @activity.defn(name="get_server_statuses")
     async def get_server_statuses(self, physical_ids: list[str]) -> ServerStatuses:
         return ServerStatuses(
             statuses={
                 i: (self.servers[i].status if i in self.servers else None) for i in physical_ids
             }
+        )
+
+
+@workflow.defn(name="FixServerWorkflow", sandboxed=False)
+class FixServerWorkflow:
+    """A user's own recovery workflow (policy action `type: TEMPORAL_WORKFLOW`)."""
+
+    @workflow.run
+    async def run(self, params: dict[str, Any]) -> None:
+        await workflow.execute_activity(
+            "user_fix_server", params, start_to_close_timeout=timedelta(seconds=10)
         )
 
 
@@ -293,7 +310,7 @@ async def _harness(
         async with Worker(
             time_skipping_env.client,
             task_queue=queue,
-            workflows=list(WORKFLOWS),
+            workflows=[*WORKFLOWS, FixServerWorkflow],
             activities=[
                 store.record_changes,
                 cloud.create_server,
@@ -310,6 +327,7 @@ async def _harness(
                 cloud.fence_server,
                 cloud.wait_server_healthy,
                 cloud.probe_nodes,
+                cloud.user_fix_server,
             ],
             activity_executor=pool,
         ):

@@ -137,3 +137,28 @@ async def test_recover_is_refused_when_locked_and_bad_operations_are_400(
         await harness.update(handle, "recover", ClusterOperationRequest())
     cause = failed.value.cause
     assert isinstance(cause, ApplicationError) and cause.type == "Conflict"
+
+
+async def test_user_temporal_workflow_step_gets_expanded_params(harness: Harness) -> None:
+    harness.cloud.cures = set()
+    handle, cluster_id = await harness.create(desired=1)
+    await harness.update(
+        handle,
+        "policy_attach",
+        health_policy(
+            [
+                {"name": "REBOOT"},
+                {
+                    "name": "FixServerWorkflow",
+                    "type": "TEMPORAL_WORKFLOW",
+                    "params": {"server": "{{ node.physical_id }}"},
+                },
+            ]
+        ),
+    )
+    node = await break_node(harness, cluster_id)
+    action = await harness.action_ends(await recover(harness, handle, nodes=[node.id]))
+    assert action.status == "SUCCEEDED", action.status_reason
+    assert ("user_fix", node.physical_id) in harness.cloud.calls
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.status == "ACTIVE" and after.physical_id == node.physical_id
