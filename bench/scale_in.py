@@ -52,7 +52,7 @@ import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from temporalio import activity, workflow
-from temporalio.api.enums.v1 import EventType
+from temporalio.api.enums.v1 import EventType, TimeoutType, WorkflowTaskFailedCause
 from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
@@ -417,8 +417,10 @@ async def _history_lengths(
     workflow_ids: list[str],
     types: Counter[str] | None = None,
     child_starts: list[float] | None = None,
+    task_problems: Counter[str] | None = None,
 ) -> dict[str, int]:
-    """Events in each history; optionally tallies event types and child start times."""
+    """Events in each history; optionally tallies event types, child start times and
+    workflow task failures/timeouts (by workflow kind and cause)."""
     gate = asyncio.Semaphore(HISTORY_FETCH_CONCURRENCY)
 
     async def one(wid: str) -> tuple[str, int]:
@@ -426,6 +428,15 @@ async def _history_lengths(
             history = await client.get_workflow_handle(wid).fetch_history()
         if types is not None:
             types.update(EventType.Name(e.event_type) for e in history.events)
+        if task_problems is not None:
+            kind = wid.partition(":")[0] + (":shard" if ":shard-" in wid else "")
+            for e in history.events:
+                if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+                    cause = e.workflow_task_failed_event_attributes.cause
+                    task_problems[f"{kind} failed: {WorkflowTaskFailedCause.Name(cause)}"] += 1
+                elif e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+                    timeout = e.workflow_task_timed_out_event_attributes.timeout_type
+                    task_problems[f"{kind} timed out: {TimeoutType.Name(timeout)}"] += 1
         if child_starts is not None:
             child_starts.extend(
                 e.event_time.seconds + e.event_time.nanos / 1e9
@@ -694,10 +705,11 @@ async def _scale_in_case(
         victims = sorted({*listed_victims, *(f"node-delete:{t}" for t in messages)})
         types: Counter[str] = Counter()
         starts: list[float] = []
-        lengths = await _history_lengths(client, sorted({op, *ops}), types, starts)
+        problems: Counter[str] = Counter()
+        lengths = await _history_lengths(client, sorted({op, *ops}), types, starts, problems)
         started = sorted(t - sent_wall for t in starts if t >= sent_wall)
-        victim_lengths = await _history_lengths(client, victims, types)
-        cluster_full = await _history_lengths(client, [cluster_wf])
+        victim_lengths = await _history_lengths(client, victims, types, task_problems=problems)
+        cluster_full = await _history_lengths(client, [cluster_wf], task_problems=problems)
         all_lengths = {**lengths, **victim_lengths, **cluster_full}
         largest = max(all_lengths, key=lambda w: all_lengths[w])
 
@@ -766,6 +778,7 @@ async def _scale_in_case(
         "cluster_history_total": cluster_full[cluster_wf],
         "workflow_task_timeouts": types["EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT"],
         "workflow_task_failures": types["EVENT_TYPE_WORKFLOW_TASK_FAILED"],
+        "workflow_task_problems": dict(problems.most_common()),
         "event_types": dict(types.most_common()),
         "scale_in_cpu_s": cpu_used,
         "rss_mib_after": {k: round(v) for k, v in stack.rss().items()},

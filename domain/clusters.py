@@ -53,7 +53,10 @@ RUNNING_STATUS: dict[ActionName, ClusterStatus] = {
     ActionName.CLUSTER_RECOVER: ClusterStatus.RECOVERING,
 }
 
-MAX_CAPACITY = 10_000
+#: Nodes per cluster. Create and delete run every node in one child history (about
+#: 6.6 events per node: 1,000 nodes = 6,617 events, measured); 2,000 keeps that far
+#: below Temporal's hard limit of 51,200 until those operations are sharded like scale-in.
+MAX_CAPACITY = 2_000
 
 
 class LockInfo(BaseModel):

@@ -54,10 +54,15 @@ def apply_action_change(session: Session, change: ActionChange) -> ActionRecord:
         return record
     record.status = change.status.value
     record.status_reason = change.status_reason or record.status_reason
-    for field in ("inputs", "outputs", "depends_on", "depended_by", "workflow_id"):
+    for field in ("inputs", "outputs", "workflow_id"):
         value = getattr(change, field)
         if value is not None:
             setattr(record, field, value)
+    # Links only grow, and several writers add to them (e.g. each scale-in shard).
+    for field in ("depends_on", "depended_by"):
+        value = getattr(change, field)
+        if value is not None:
+            setattr(record, field, list(dict.fromkeys([*(getattr(record, field) or []), *value])))
     if change.status == ActionStatus.RUNNING and record.started_at is None:
         record.started_at = change.at
     if change.status.is_final and record.ended_at is None:

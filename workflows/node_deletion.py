@@ -185,8 +185,11 @@ class NodeDeletionWorkflow:
         outcome = await self._wait()
         if delivery.done():
             self._delivery_outcome(delivery)
-        else:
-            delivery.cancel()
+            return outcome
+        delivery.cancel()
+        if not self.completed:
+            # A completion proves the app got the message (it may answer only after
+            # calling complete_lifecycle); only a wait that ended otherwise is news.
             self._event(
                 "LIFECYCLE_HOOK",
                 "Lifecycle message was not delivered before the wait ended",
