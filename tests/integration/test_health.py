@@ -157,3 +157,34 @@ async def test_notifications_need_a_token_and_ignore_other_events(warden: Warden
     async with warden.client() as api:
         ignored = await api.post("/v1/notifications", json=body)
         assert ignored.status_code == 202 and ignored.json()["accepted"] is False
+
+
+async def test_failing_app_found_by_url_polling_is_rebuilt(warden: Warden) -> None:
+    poll = {
+        "type": "NODE_STATUS_POLL_URL",
+        "options": {
+            "poll_url": f"{warden.simcloud_url}/sim/apps/{{nodename}}/health",
+            "poll_url_healthy_response": "passing",
+            "poll_url_retry_limit": 1,
+            "poll_url_retry_interval": 0,
+        },
+    }
+    spec = health_spec([{"name": "REBUILD"}], detection_modes=[poll])
+    async with warden.client() as api, httpx.AsyncClient(base_url=warden.simcloud_url) as sim:
+        cluster_id, _ = await hooked_cluster(api, None, size=2)
+        await attach_health(api, cluster_id, spec)
+        victim = (await nodes_of(api, cluster_id))[0]
+        await SimControl(sim).fault(victim["physical_id"], "app_failing", cured_by=["REBUILD"])
+
+        async def rebuilt() -> list[dict[str, Any]] | None:
+            events = (await api.get("/v1/events", params={"obj_id": victim["id"]})).json()["events"]
+            return [e for e in events if e["action"] == "RECOVER_REBUILD"] or None
+
+        [event] = await eventually(rebuilt, timeout=60, what="REBUILD after URL polling")
+        assert "healthy again" in event["status_reason"]
+        checks = [
+            e["status_reason"]
+            for e in (await api.get("/v1/events", params={"obj_id": victim["id"]})).json()["events"]
+            if e["action"] == "HEALTH_CHECK"
+        ]
+        assert any("UNHEALTHY" in c and "503" in c for c in checks), checks

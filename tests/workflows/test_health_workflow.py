@@ -7,12 +7,12 @@ from datetime import timedelta
 from typing import Any
 
 from domain.clusters import AttachedPolicy, LockClusterRequest, PolicyAttachRequest
-from domain.health import ProbeState
+from domain.health import HealthView, ProbeState, ProbeTarget
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
-from workflows.health import HealthSummary
+from workflows.health import HealthManagerInput, HealthSummary
 
 
 def policy(**recovery: Any) -> PolicyAttachRequest:
@@ -94,3 +94,40 @@ async def test_locked_cluster_gets_no_automatic_recovery(own_harness: Harness) -
     summary = await health.query("describe", result_type=HealthSummary)
     assert summary.locked and summary.recoveries == []
     assert not harness.cloud.calls
+
+
+async def test_health_manager_continues_as_new_and_keeps_what_it_knows(
+    own_harness: Harness,
+) -> None:
+    harness = own_harness
+    _, cluster_id = await harness.create(desired=2)
+    targets = [
+        ProbeTarget(node_id=n.id, name=n.name, physical_id=n.physical_id)
+        for n in nodes(harness, cluster_id)
+    ]
+    props = policy().policy.properties
+    handle = await harness.env.client.start_workflow(
+        "HealthManagerWorkflow",
+        HealthManagerInput(
+            project_id="p1",
+            cluster_id=cluster_id,
+            cluster_name="web",
+            policy_id="pol",
+            properties=props,
+            view=HealthView(targets=targets),
+            history_limit=30,
+        ),
+        id=f"health-can:{cluster_id}",
+        task_queue=harness.task_queue,
+    )
+    harness.started.append(handle.id)
+    first_run = (await handle.describe()).run_id
+    await harness.env.sleep(timedelta(minutes=10))
+
+    async def new_run() -> bool:
+        return (await handle.describe()).run_id != first_run
+
+    await eventually(new_run, what="continue-as-new")
+    summary = await handle.query("describe", result_type=HealthSummary)
+    assert {n.name for n in summary.nodes} == {t.name for t in targets}
+    assert all(n.state == ProbeState.HEALTHY for n in summary.nodes)
