@@ -128,10 +128,8 @@ class HealthManagerWorkflow:
         """The cluster's nodes, marks, lock or busy state changed."""
         newly_marked = set(view.marked) - set(self.view.marked)
         if not view.paused:
-            # The recover operation we asked for (if any) is over: judge afresh.
-            self.nodes = {
-                k: v.model_copy(update={"recovering": False}) for k, v in self.nodes.items()
-            }
+            # The recover operation we asked for (if any) is over.
+            self.nodes = {k: _after_recovery(v, view) for k, v in self.nodes.items()}
         self.view = view
         if newly_marked and not view.paused:
             self.kick = True
@@ -339,6 +337,28 @@ class HealthManagerWorkflow:
             f"every {self.props.detection.interval} s. Unhealthy: {', '.join(unhealthy) or 'none'}"
             + (f"\n\n⚠ {self.warning}" if self.warning else "")
         )
+
+
+def _after_recovery(node: NodeHealth, view: HealthView) -> NodeHealth:
+    """A node whose recovery left it ACTIVE is healthy until a probe or event says not.
+
+    Without this, LIFECYCLE_EVENTS detection (which has no probe to say "healthy")
+    would recover the same node again after every backoff.
+    """
+    if not node.recovering:
+        return node
+    if view.node_status.get(node.node_id) == "ACTIVE":
+        return node.model_copy(
+            update={
+                "recovering": False,
+                "state": ProbeState.HEALTHY,
+                "reason": "recovered",
+                "hint": "",
+                "attempts": 0,
+                "next_attempt_at": None,
+            }
+        )
+    return node.model_copy(update={"recovering": False})
 
 
 #: Server status a hint stands for (so recovery picks the cheap fix first).

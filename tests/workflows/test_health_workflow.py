@@ -12,7 +12,7 @@ from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
-from workflows.health import HealthManagerInput, HealthSummary
+from workflows.health import HealthManagerInput, HealthSummary, LifecycleEvent
 
 
 def policy(**recovery: Any) -> PolicyAttachRequest:
@@ -131,3 +131,38 @@ async def test_health_manager_continues_as_new_and_keeps_what_it_knows(
     summary = await handle.query("describe", result_type=HealthSummary)
     assert {n.name for n in summary.nodes} == {t.name for t in targets}
     assert all(n.state == ProbeState.HEALTHY for n in summary.nodes)
+
+
+async def test_event_driven_recovery_happens_once_per_event(own_harness: Harness) -> None:
+    harness = own_harness
+    handle, cluster_id = await harness.create(desired=2)
+    events_policy = policy()
+    props = dict(events_policy.policy.properties)
+    props["detection"] = {
+        "interval": 60,
+        "node_update_timeout": 0,
+        "detection_modes": [{"type": "LIFECYCLE_EVENTS"}],
+    }
+    await harness.update(
+        handle,
+        "policy_attach",
+        PolicyAttachRequest(policy=events_policy.policy.model_copy(update={"properties": props})),
+    )
+    harness.started.append(f"health:{cluster_id}")
+    paused = nodes(harness, cluster_id)[0]
+    harness.cloud._set(paused.physical_id or "", "PAUSED")
+    health = harness.env.client.get_workflow_handle(f"health:{cluster_id}")
+    await health.signal(
+        "lifecycle_event",
+        LifecycleEvent(node_id=paused.id, event_type="compute.instance.pause.end"),
+    )
+
+    async def unpaused() -> bool:
+        return ("unpause", paused.physical_id or "") in harness.cloud.calls
+
+    await eventually(unpaused, what="UNPAUSE from the event hint")
+    await harness.env.sleep(timedelta(minutes=30))  # many intervals and backoffs later
+    assert harness.cloud.calls == [("unpause", paused.physical_id or "")]
+    summary = await health.query("describe", result_type=HealthSummary)
+    [node] = [n for n in summary.nodes if n.node_id == paused.id]
+    assert (node.state, node.reason) == (ProbeState.HEALTHY, "recovered")
