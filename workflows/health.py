@@ -106,12 +106,16 @@ class HealthManagerWorkflow:
     @workflow.run
     async def run(self, inp: HealthManagerInput) -> None:
         interval = timedelta(seconds=self.props.detection.interval)
+        next_round = workflow.now() + interval
         while not self.stopped:
             self._show()
+            # Rounds start every `interval`, not `interval` after the last one ended.
+            wait = max(next_round - workflow.now(), timedelta(seconds=1))
             with contextlib.suppress(TimeoutError):  # the interval passed: probe
                 await workflow.wait_condition(
-                    lambda: self.stopped or self.kick, timeout=interval, timeout_summary="interval"
+                    lambda: self.stopped or self.kick, timeout=wait, timeout_summary="interval"
                 )
+            next_round = max(next_round + interval, workflow.now())
             self.kick = False
             if self.stopped:
                 break
@@ -131,8 +135,8 @@ class HealthManagerWorkflow:
             # The recover operation we asked for (if any) is over.
             self.nodes = {k: _after_recovery(v, view) for k, v in self.nodes.items()}
         self.view = view
-        if newly_marked and not view.paused:
-            self.kick = True
+        if (newly_marked or self.events) and not (view.paused or view.locked):
+            self.kick = True  # marks, and events that arrived while paused, act now
 
     @workflow.signal(name="lifecycle_event")
     def lifecycle_event(self, event: LifecycleEvent) -> None:

@@ -6,7 +6,12 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from domain.clusters import AttachedPolicy, LockClusterRequest, PolicyAttachRequest
+from domain.clusters import (
+    AttachedPolicy,
+    ClusterOperationRequest,
+    LockClusterRequest,
+    PolicyAttachRequest,
+)
 from domain.health import HealthView, ProbeState, ProbeTarget
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
@@ -166,3 +171,35 @@ async def test_event_driven_recovery_happens_once_per_event(own_harness: Harness
     summary = await health.query("describe", result_type=HealthSummary)
     [node] = [n for n in summary.nodes if n.node_id == paused.id]
     assert (node.state, node.reason) == (ProbeState.HEALTHY, "recovered")
+
+
+async def test_event_arriving_while_locked_is_acted_on_at_unlock(own_harness: Harness) -> None:
+    harness = own_harness
+    handle, cluster_id = await harness.create(desired=2)
+    events_policy = policy()
+    props = dict(events_policy.policy.properties)
+    props["detection"] = {
+        "interval": 3600,
+        "node_update_timeout": 0,
+        "detection_modes": [{"type": "LIFECYCLE_EVENTS"}],
+    }
+    await harness.update(
+        handle,
+        "policy_attach",
+        PolicyAttachRequest(policy=events_policy.policy.model_copy(update={"properties": props})),
+    )
+    harness.started.append(f"health:{cluster_id}")
+    await harness.update(handle, "lock", LockClusterRequest(reason="deploy"))
+    paused = nodes(harness, cluster_id)[0]
+    harness.cloud._set(paused.physical_id or "", "PAUSED")
+    health = harness.env.client.get_workflow_handle(f"health:{cluster_id}")
+    await health.signal(
+        "lifecycle_event",
+        LifecycleEvent(node_id=paused.id, event_type="compute.instance.pause.end"),
+    )
+    await harness.update(handle, "unlock", ClusterOperationRequest())
+
+    async def unpaused() -> bool:  # no time is skipped here: it must not wait an interval
+        return ("unpause", paused.physical_id or "") in harness.cloud.calls
+
+    await eventually(unpaused, what="UNPAUSE right after unlock")
