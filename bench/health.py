@@ -77,6 +77,7 @@ from bench.scale_in import (
     _shown,
     _utc_timestamp,
     _wait_action,
+    figure_rows,
 )
 from bench.stack import BENCH_PROJECT, BENCH_TOKEN, Stack, free_port, running_stack
 from config import get_settings
@@ -1073,21 +1074,7 @@ STEP_DETAILS = [
 
 def table(results: dict[str, Any]) -> str:
     """The headline figures, per-size details and fault samples, as Markdown."""
-    rows = [
-        "| measurement | value | baseline | ratio | goal | met |",
-        "|---|---|---|---|---|---|",
-    ]
-    for f in results["figures"]:
-        baseline = (
-            f"{_shown(f['baseline'], f['unit'])} ({f['baseline_label']})"
-            if f["baseline"] is not None
-            else "—"
-        )
-        ratio = f"{f['ratio']:.1f}x" if f["ratio"] is not None else "—"
-        rows.append(
-            f"| {f['measurement']} | {_shown(f['value'], f['unit'])} | {baseline} | {ratio} "
-            f"| {f['goal'] or '—'} | {_shown(f['met'])} |"
-        )
+    rows = figure_rows(results["figures"])
     out = ["\n".join(rows), ""]
     steps = results["steps"]
     if steps:

@@ -1015,13 +1015,13 @@ def _shown(value: object, unit: str = "") -> str:
     return str(value)
 
 
-def table(results: dict[str, Any]) -> str:
-    """The headline figures, then per-size details, as Markdown."""
+def figure_rows(figures: list[dict[str, Any]]) -> list[str]:
+    """The headline table: each figure beside its same-run baseline and its goal."""
     rows = [
         "| measurement | value | baseline | ratio | goal | met |",
         "|---|---|---|---|---|---|",
     ]
-    for f in results["figures"]:
+    for f in figures:
         baseline = (
             f"{_shown(f['baseline'], f['unit'])} ({f['baseline_label']})"
             if f["baseline"] is not None
@@ -1032,6 +1032,12 @@ def table(results: dict[str, Any]) -> str:
             f"| {f['measurement']} | {_shown(f['value'], f['unit'])} | {baseline} | {ratio} "
             f"| {f['goal'] or '—'} | {_shown(f['met'])} |"
         )
+    return rows
+
+
+def table(results: dict[str, Any]) -> str:
+    """The headline figures, then per-size details, as Markdown."""
+    rows = figure_rows(results["figures"])
     details = [
         "nodes",
         "action_status",

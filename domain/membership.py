@@ -95,33 +95,39 @@ def _parse(model: type[M], params: Mapping[str, Any]) -> M:
 
 def deletion_settings(state: ClusterState) -> DeletionSettings:
     """The attached, enabled deletion policy's settings (defaults without one)."""
-    for policy in state.policies:
-        if policy.type == PolicyType.DELETION.value and policy.enabled:
-            props = DeletionPolicyProperties.model_validate(policy.properties)
-            hook = None
-            if props.hooks is not None:
-                hook = HookTarget(
-                    policy_id=policy.policy_id,
-                    type=props.hooks.type,
-                    url=props.hooks.params.url,
-                    queue=props.hooks.params.queue,
-                    timeout=props.hooks.timeout,
-                )
-            return DeletionSettings(
-                destroy_after_deletion=props.destroy_after_deletion,
-                grace_period=props.grace_period,
-                reduce_desired_capacity=props.reduce_desired_capacity,
-                hook=hook,
-            )
-    return DeletionSettings()
+    found = _deletion_policy(state)
+    if found is None:
+        return DeletionSettings()
+    policy_id, props = found
+    hook = None
+    if props.hooks is not None:
+        hook = HookTarget(
+            policy_id=policy_id,
+            type=props.hooks.type,
+            url=props.hooks.params.url,
+            queue=props.hooks.params.queue,
+            timeout=props.hooks.timeout,
+        )
+    return DeletionSettings(
+        destroy_after_deletion=props.destroy_after_deletion,
+        grace_period=props.grace_period,
+        reduce_desired_capacity=props.reduce_desired_capacity,
+        hook=hook,
+    )
 
 
 def deletion_criteria(state: ClusterState) -> DeletionCriteria:
     """How victims are chosen after the failed and not-yet-created ones."""
+    found = _deletion_policy(state)
+    return found[1].criteria if found else DeletionCriteria.RANDOM
+
+
+def _deletion_policy(state: ClusterState) -> tuple[str, DeletionPolicyProperties] | None:
+    """The attached, enabled deletion policy's id and properties, if any."""
     for policy in state.policies:
         if policy.type == PolicyType.DELETION.value and policy.enabled:
-            return DeletionPolicyProperties.model_validate(policy.properties).criteria
-    return DeletionCriteria.RANDOM
+            return policy.policy_id, DeletionPolicyProperties.model_validate(policy.properties)
+    return None
 
 
 def plan_membership(

@@ -142,38 +142,49 @@ class ClusterCreateWorkflow:
         return NodesOperationResult(nodes=done, error=summarize_errors(done, "create"))
 
     async def _create(self, inp: NodesOperationInput, node: NodeState) -> NodeState:
-        props = inp.profile.get("properties", {})
-        request = ServerRequest(
-            name=node.name,
-            image=props.get("image", ""),
-            flavor=props.get("flavor", ""),
-            metadata={
-                **props.get("metadata", {}),
-                "warden_cluster": inp.cluster_id,
-                "warden_node": node.node_id,
-            },
-            request_id=node.node_id,
-        )
         try:
             created = await workflow.execute_activity_method(
                 ComputeActivities.create_server,
-                request,
+                server_request(inp.profile, inp.cluster_id, node, request_id=node.node_id),
                 start_to_close_timeout=timedelta(seconds=60),
                 retry_policy=CLOUD_RETRY,
                 summary=f"create server {node.name}",
             )
             node = node.model_copy(update={"physical_id": created.physical_id})
-            await workflow.execute_activity_method(
-                ComputeActivities.wait_server_active,
-                created.physical_id,
-                start_to_close_timeout=timedelta(seconds=30),
-                schedule_to_close_timeout=SERVER_WAIT,
-                retry_policy=POLL_RETRY,
-                summary=f"wait for {node.name} ACTIVE",
-            )
+            await wait_until_active(created.physical_id, node.name)
         except ActivityError as err:
             return with_status(node, NodeStatus.ERROR, failure_reason(err))
         return with_status(node, NodeStatus.ACTIVE)
+
+
+def server_request(
+    profile: dict[str, Any], cluster_id: str, node: NodeState, *, request_id: str
+) -> ServerRequest:
+    """The server a node runs on, from its profile; tagged so it can be traced back."""
+    props = profile.get("properties", {})
+    return ServerRequest(
+        name=node.name,
+        image=props.get("image", ""),
+        flavor=props.get("flavor", ""),
+        metadata={
+            **props.get("metadata", {}),
+            "warden_cluster": cluster_id,
+            "warden_node": node.node_id,
+        },
+        request_id=request_id,
+    )
+
+
+async def wait_until_active(physical_id: str, name: str) -> None:
+    """Poll (by activity retries: no history per attempt) until the server is ACTIVE."""
+    await workflow.execute_activity_method(
+        ComputeActivities.wait_server_active,
+        physical_id,
+        start_to_close_timeout=timedelta(seconds=30),
+        schedule_to_close_timeout=SERVER_WAIT,
+        retry_policy=POLL_RETRY,
+        summary=f"wait for {name} ACTIVE",
+    )
 
 
 @workflow.defn(name="ClusterCheckWorkflow")

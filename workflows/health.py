@@ -18,6 +18,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, FailureError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.health import HealthActivities
     from domain.clusters import ClusterOperationRequest
     from domain.events import Event, EventLevel
     from domain.health import (
@@ -207,14 +208,13 @@ class HealthManagerWorkflow:
             return self._from_events()
         self.events = []  # polling modes: an event only brought the next round forward
         try:
-            result: ProbeResult = await workflow.execute_activity(
-                "probe_nodes",
+            result = await workflow.execute_activity_method(
+                HealthActivities.probe_nodes,
                 ProbeRequest(
                     cluster_id=self.inp.cluster_id,
                     detection=self.props.detection.model_dump(mode="json"),
                     targets=self.view.targets,
                 ),
-                result_type=ProbeResult,
                 start_to_close_timeout=timedelta(minutes=5),
                 heartbeat_timeout=timedelta(seconds=60),
                 retry_policy=CLOUD_RETRY,

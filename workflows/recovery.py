@@ -19,26 +19,31 @@ from temporalio.exceptions import ActivityError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from activities.compute import ComputeActivities
+    from activities.health import HealthActivities
+    from activities.recovery import RecoveryActivities
     from domain.events import Event, EventLevel
     from domain.health import (
         FenceRequest,
         ProbeRequest,
-        ProbeResult,
         ProbeState,
         ProbeTarget,
         RecoveryStep,
         expand_params,
     )
     from domain.nodes import NodeState, NodeStatus
+    from domain.policies import RebootType
     from domain.projection import ChangeSet
-    from domain.servers import ServerInfo, ServerRequest
+    from domain.recovery import RebootRequest, RebuildRequest
+    from domain.servers import ServerInfo
     from workflows.cluster_ops import (
         CLOUD_RETRY,
         POLL_RETRY,
         SERVER_WAIT,
         NodesOperationResult,
         node_snapshot,
+        server_request,
         summarize_errors,
+        wait_until_active,
         with_status,
     )
     from workflows.entity import failure_reason, record
@@ -165,20 +170,21 @@ class NodeRecoveryWorkflow:
             return await self._recreate(inp, node)
         if not node.physical_id:
             raise StepFailed(f"{step.name} needs a server and the node has none")
-        calls: dict[str, tuple[str, Any]] = {
+        reboot_type = RebootType(str(step.params.get("type", "SOFT")).upper())
+        calls: dict[str, tuple[Any, Any]] = {
             "REBOOT": (
-                "reboot_server",
-                {"physical_id": node.physical_id, "type": str(step.params.get("type", "SOFT"))},
+                RecoveryActivities.reboot_server,
+                RebootRequest(physical_id=node.physical_id, type=reboot_type),
             ),
             "REBUILD": (
-                "rebuild_server",
-                {"physical_id": node.physical_id, "image": _image(inp.profile)},
+                RecoveryActivities.rebuild_server,
+                RebuildRequest(physical_id=node.physical_id, image=_image(inp.profile)),
             ),
-            "START": ("start_server", node.physical_id),
-            "UNPAUSE": ("unpause_server", node.physical_id),
+            "START": (RecoveryActivities.start_server, node.physical_id),
+            "UNPAUSE": (RecoveryActivities.unpause_server, node.physical_id),
         }
         activity, arg = calls[step.name]
-        await workflow.execute_activity(
+        await workflow.execute_activity_method(
             activity,
             arg,
             start_to_close_timeout=timedelta(seconds=60),
@@ -190,41 +196,25 @@ class NodeRecoveryWorkflow:
     async def _recreate(self, inp: NodeRecoveryInput, node: NodeState) -> NodeState:
         old = node.physical_id
         if old and inp.fencing:
-            await workflow.execute_activity(
-                "fence_server",
+            await workflow.execute_activity_method(
+                RecoveryActivities.fence_server,
                 FenceRequest(physical_id=old, delete=True, timeout_s=inp.node_delete_timeout),
                 start_to_close_timeout=timedelta(seconds=inp.node_delete_timeout + 30),
                 heartbeat_timeout=timedelta(seconds=30),
                 retry_policy=CLOUD_RETRY,
                 summary=f"fence {node.name}: delete and confirm",
             )
-        props = inp.profile.get("properties", {})
         created: ServerInfo = await workflow.execute_activity_method(
             ComputeActivities.create_server,
-            ServerRequest(
-                name=node.name,
-                image=props.get("image", ""),
-                flavor=props.get("flavor", ""),
-                metadata={
-                    **props.get("metadata", {}),
-                    "warden_cluster": inp.cluster_id,
-                    "warden_node": node.node_id,
-                },
-                request_id=f"{node.node_id}:{inp.action_id}",
+            server_request(
+                inp.profile, inp.cluster_id, node, request_id=f"{node.node_id}:{inp.action_id}"
             ),
             start_to_close_timeout=timedelta(seconds=60),
             retry_policy=CLOUD_RETRY,
             summary=f"recreate server {node.name}",
         )
         node = node.model_copy(update={"physical_id": created.physical_id})
-        await workflow.execute_activity_method(
-            ComputeActivities.wait_server_active,
-            created.physical_id,
-            start_to_close_timeout=timedelta(seconds=30),
-            schedule_to_close_timeout=SERVER_WAIT,
-            retry_policy=POLL_RETRY,
-            summary=f"wait for new {node.name} ACTIVE",
-        )
+        await wait_until_active(created.physical_id, node.name)
         if old and not inp.fencing:
             await workflow.execute_activity_method(
                 ComputeActivities.delete_server,
@@ -260,10 +250,9 @@ class NodeRecoveryWorkflow:
     async def _verify(self, inp: NodeRecoveryInput, node: NodeState) -> tuple[bool, str]:
         if not node.physical_id:
             return False, "node has no server"
-        status: str = await workflow.execute_activity(
-            "wait_server_healthy",
+        status = await workflow.execute_activity_method(
+            RecoveryActivities.wait_server_healthy,
             node.physical_id,
-            result_type=str,
             start_to_close_timeout=timedelta(seconds=30),
             schedule_to_close_timeout=SERVER_WAIT,
             retry_policy=POLL_RETRY,
@@ -273,8 +262,8 @@ class NodeRecoveryWorkflow:
             return False, f"server status is {status}"
         if not inp.detection:
             return True, ""
-        result: ProbeResult = await workflow.execute_activity(
-            "probe_nodes",
+        result = await workflow.execute_activity_method(
+            HealthActivities.probe_nodes,
             ProbeRequest(
                 cluster_id=inp.cluster_id,
                 detection=inp.detection,
@@ -282,7 +271,6 @@ class NodeRecoveryWorkflow:
                     ProbeTarget(node_id=node.node_id, name=node.name, physical_id=node.physical_id)
                 ],
             ),
-            result_type=ProbeResult,
             start_to_close_timeout=timedelta(minutes=2),
             heartbeat_timeout=timedelta(seconds=60),
             retry_policy=CLOUD_RETRY,

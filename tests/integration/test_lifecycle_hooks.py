@@ -97,13 +97,14 @@ async def waiting_tokens(api: httpx.AsyncClient, parent: str, n: int = 1) -> lis
     return await eventually(waiting, timeout=30, what="victims waiting on hooks")
 
 
-async def queued_messages(warden: Warden, queue: str) -> list[Any]:
-    """Lifecycle messages in a simcloud Zaqar queue, once there are any."""
+async def queued_messages(warden: Warden, queue: str, at_least: int = 1) -> list[Any]:
+    """Lifecycle messages in a simcloud Zaqar queue, once there are `at_least`."""
     settings = Settings(simcloud_port=int(warden.env["WARDEN_SIMCLOUD_PORT"]))
 
     async def posted() -> list[Any] | None:
         async with CloudSession(CloudConfig.from_settings(settings)) as cloud:
-            return [m.body for m in await cloud.messaging.list_messages(queue)] or None
+            bodies = [m.body for m in await cloud.messaging.list_messages(queue)]
+        return bodies if len(bodies) >= at_least else None
 
     return await eventually(posted, timeout=30, what=f"messages in Zaqar queue {queue}")
 
@@ -351,9 +352,7 @@ async def test_worker_killed_while_nodes_wait_deletes_each_node_exactly_once(
         scaled = await act(api, cluster_id, {"scale_in": {"count": 2}})
         parent = scaled.headers["Location"].rsplit("/", 1)[-1]
         tokens = await waiting_tokens(api, parent, n=2)
-        await eventually(
-            lambda: _at_least(queued_messages(warden, queue), 2), timeout=30, what="2 messages"
-        )
+        await queued_messages(warden, queue, at_least=2)
         worker = warden.procs["worker"]
         worker.stop(signal.SIGKILL)
         worker.start()
@@ -376,7 +375,3 @@ async def test_worker_killed_while_nodes_wait_deletes_each_node_exactly_once(
                 "events"
             ]
             assert sum(e["action"] == "NODE_DELETE" for e in events) == 1
-
-
-async def _at_least(found: Any, n: int) -> bool:
-    return len(await found) >= n

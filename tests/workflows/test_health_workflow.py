@@ -45,6 +45,37 @@ async def watched(harness: Harness, size: int, **recovery: Any) -> tuple[Any, st
     return handle, cluster_id
 
 
+async def event_watched(harness: Harness, *, interval: int) -> tuple[Any, Any, NodeRecord]:
+    """A 2-node cluster watched by LIFECYCLE_EVENTS: its handle, its manager, a node."""
+    handle, cluster_id = await harness.create(desired=2)
+    attach = policy()
+    props = {
+        **attach.policy.properties,
+        "detection": {
+            "interval": interval,
+            "node_update_timeout": 0,
+            "detection_modes": [{"type": "LIFECYCLE_EVENTS"}],
+        },
+    }
+    await harness.update(
+        handle,
+        "policy_attach",
+        PolicyAttachRequest(policy=attach.policy.model_copy(update={"properties": props})),
+    )
+    harness.started.append(f"health:{cluster_id}")
+    health = harness.env.client.get_workflow_handle(f"health:{cluster_id}")
+    return handle, health, nodes(harness, cluster_id)[0]
+
+
+async def pause_with_notification(harness: Harness, health: Any, node: NodeRecord) -> None:
+    """Pause the node's server and tell the manager, as /v1/notifications would."""
+    harness.cloud._set(node.physical_id or "", "PAUSED")
+    await health.signal(
+        "lifecycle_event",
+        LifecycleEvent(node_id=node.id, event_type="compute.instance.pause.end"),
+    )
+
+
 def nodes(harness: Harness, cluster_id: str) -> list[NodeRecord]:
     return sorted(harness.rows(NodeRecord, cluster_id=cluster_id), key=lambda n: n.name)
 
@@ -140,27 +171,8 @@ async def test_health_manager_continues_as_new_and_keeps_what_it_knows(
 
 async def test_event_driven_recovery_happens_once_per_event(own_harness: Harness) -> None:
     harness = own_harness
-    handle, cluster_id = await harness.create(desired=2)
-    events_policy = policy()
-    props = dict(events_policy.policy.properties)
-    props["detection"] = {
-        "interval": 60,
-        "node_update_timeout": 0,
-        "detection_modes": [{"type": "LIFECYCLE_EVENTS"}],
-    }
-    await harness.update(
-        handle,
-        "policy_attach",
-        PolicyAttachRequest(policy=events_policy.policy.model_copy(update={"properties": props})),
-    )
-    harness.started.append(f"health:{cluster_id}")
-    paused = nodes(harness, cluster_id)[0]
-    harness.cloud._set(paused.physical_id or "", "PAUSED")
-    health = harness.env.client.get_workflow_handle(f"health:{cluster_id}")
-    await health.signal(
-        "lifecycle_event",
-        LifecycleEvent(node_id=paused.id, event_type="compute.instance.pause.end"),
-    )
+    _, health, paused = await event_watched(harness, interval=60)
+    await pause_with_notification(harness, health, paused)
 
     async def unpaused() -> bool:
         return ("unpause", paused.physical_id or "") in harness.cloud.calls
@@ -175,28 +187,9 @@ async def test_event_driven_recovery_happens_once_per_event(own_harness: Harness
 
 async def test_event_arriving_while_locked_is_acted_on_at_unlock(own_harness: Harness) -> None:
     harness = own_harness
-    handle, cluster_id = await harness.create(desired=2)
-    events_policy = policy()
-    props = dict(events_policy.policy.properties)
-    props["detection"] = {
-        "interval": 3600,
-        "node_update_timeout": 0,
-        "detection_modes": [{"type": "LIFECYCLE_EVENTS"}],
-    }
-    await harness.update(
-        handle,
-        "policy_attach",
-        PolicyAttachRequest(policy=events_policy.policy.model_copy(update={"properties": props})),
-    )
-    harness.started.append(f"health:{cluster_id}")
+    handle, health, paused = await event_watched(harness, interval=3600)
     await harness.update(handle, "lock", LockClusterRequest(reason="deploy"))
-    paused = nodes(harness, cluster_id)[0]
-    harness.cloud._set(paused.physical_id or "", "PAUSED")
-    health = harness.env.client.get_workflow_handle(f"health:{cluster_id}")
-    await health.signal(
-        "lifecycle_event",
-        LifecycleEvent(node_id=paused.id, event_type="compute.instance.pause.end"),
-    )
+    await pause_with_notification(harness, health, paused)
     await harness.update(handle, "unlock", ClusterOperationRequest())
 
     async def unpaused() -> bool:  # no time is skipped here: it must not wait an interval
