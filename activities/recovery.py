@@ -1,4 +1,5 @@
-"""Recovery activities: the steps a health policy tries on a failed node's server.
+"""Server actions: the steps a health policy tries on a failed node's server, and the
+pause / lock steps of stack suspend and lock (level `all`).
 
 Each step is idempotent, so Temporal's retries are safe: a server already doing what
 was asked (rebooting, powering on, …) or already in the goal state counts as done.
@@ -121,6 +122,29 @@ class RecoveryActivities:
             self._compute.unpause(physical_id),
             lambda s: s.status.upper() == "ACTIVE" or s.task_state == "unpausing",
         )
+
+    @activity.defn(name="pause_server")
+    async def pause_server(self, physical_id: str) -> None:
+        """Pause a server (stack suspend); one already PAUSED or pausing is fine."""
+        await self._act(
+            physical_id,
+            self._compute.pause(physical_id),
+            lambda s: s.status.upper() == "PAUSED" or s.task_state == "pausing",
+        )
+
+    @activity.defn(name="lock_server")
+    async def lock_server(self, physical_id: str) -> None:
+        """Lock a server (stack lock, level `all`); locking twice is harmless."""
+        await self._act(physical_id, self._compute.lock(physical_id), lambda s: s.locked)
+
+    @activity.defn(name="unlock_server")
+    async def unlock_server(self, physical_id: str) -> None:
+        """Unlock a server; one already unlocked or gone counts as unlocked."""
+        try:
+            await self._act(physical_id, self._compute.unlock(physical_id), lambda s: not s.locked)
+        except ApplicationError as err:
+            if err.type != "BackendNotFound":
+                raise
 
     @activity.defn(name="fence_server")
     async def fence_server(self, request: FenceRequest) -> str:

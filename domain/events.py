@@ -28,6 +28,7 @@ class Event(BaseModel):
     obj_id: str
     obj_name: str = ""
     cluster_id: str | None = None
+    stack_id: str | None = None
     action: str = Field("", description="Operation or transition name")
     status: str = ""
     status_reason: str = ""

@@ -52,6 +52,58 @@ class NodeSnapshot(BaseModel):
     updated_at: datetime
 
 
+class StackSnapshot(BaseModel):
+    """The whole projected row of a stack."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack_id: str
+    project_id: str
+    name: str
+    parent_id: str | None = None
+    parent_resource: str | None = None
+    action: str
+    status: str
+    status_reason: str = ""
+    template: dict[str, Any] = Field(default_factory=dict)
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    lock: dict[str, Any] | None = None
+    timeout_mins: int | None = None
+    disable_rollback: bool = True
+    created_at: datetime
+    updated_at: datetime
+
+
+class ResourceSnapshot(BaseModel):
+    """The whole projected row of one stack resource."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack_id: str
+    name: str
+    project_id: str
+    resource_id: str
+    type: str
+    physical_id: str | None = None
+    action: str
+    status: str
+    status_reason: str = ""
+    required_by: list[str] = Field(default_factory=list)
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    updated_at: datetime
+
+
+class ResourceKey(BaseModel):
+    """Which resource row to delete."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack_id: str
+    name: str
+
+
 class ChangeSet(BaseModel):
     """Writes applied in one transaction; every part is safe to apply twice."""
 
@@ -63,6 +115,10 @@ class ChangeSet(BaseModel):
     nodes: list[NodeSnapshot] = Field(default_factory=list)
     deleted_clusters: list[str] = Field(default_factory=list)
     deleted_nodes: list[str] = Field(default_factory=list)
+    stacks: list[StackSnapshot] = Field(default_factory=list)
+    resources: list[ResourceSnapshot] = Field(default_factory=list)
+    deleted_stacks: list[str] = Field(default_factory=list)
+    deleted_resources: list[ResourceKey] = Field(default_factory=list)
 
     def is_empty(self) -> bool:
         """Whether there is nothing to write."""
@@ -74,6 +130,10 @@ class ChangeSet(BaseModel):
                 self.nodes,
                 self.deleted_clusters,
                 self.deleted_nodes,
+                self.stacks,
+                self.resources,
+                self.deleted_stacks,
+                self.deleted_resources,
             )
         )
 

@@ -24,6 +24,7 @@ class EventRecord(SQLModel, table=True):
     obj_id: str = Field(index=True, max_length=64)
     obj_name: str = Field(default="", max_length=255)
     cluster_id: str | None = Field(default=None, index=True, max_length=64)
+    stack_id: str | None = Field(default=None, index=True, max_length=64)
     action: str = Field(default="", max_length=64)
     status: str = Field(default="", max_length=64)
     status_reason: str = Field(default="")
@@ -46,6 +47,7 @@ def add_event(session: Session, event: Event) -> None:
             obj_id=event.obj_id,
             obj_name=event.obj_name,
             cluster_id=event.cluster_id,
+            stack_id=event.stack_id,
             action=event.action,
             status=event.status,
             status_reason=event.status_reason,
@@ -63,6 +65,7 @@ def list_events(
     obj_id: str | None = None,
     obj_type: str | None = None,
     cluster_id: str | None = None,
+    stack_id: str | None = None,
     action_id: str | None = None,
     level: str | None = None,
     limit: int = 200,
@@ -74,6 +77,7 @@ def list_events(
         EventRecord.obj_id: obj_id,
         EventRecord.obj_type: obj_type,
         EventRecord.cluster_id: cluster_id,
+        EventRecord.stack_id: stack_id,
         EventRecord.action_id: action_id,
         EventRecord.level: level,
     }

@@ -5,6 +5,7 @@ from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from store.policies import PolicyRecord
 from store.profiles import ProfileRecord
+from store.stacks import StackRecord, StackResourceRecord
 
 __all__ = [
     "ActionRecord",
@@ -13,4 +14,6 @@ __all__ = [
     "NodeRecord",
     "PolicyRecord",
     "ProfileRecord",
+    "StackRecord",
+    "StackResourceRecord",
 ]

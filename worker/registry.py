@@ -17,6 +17,8 @@ from workflows.health import HealthManagerWorkflow
 from workflows.node_deletion import NodeDeletionWorkflow
 from workflows.recovery import ClusterRecoverWorkflow, NodeRecoveryWorkflow
 from workflows.scale_in import ScaleInWorkflow
+from workflows.stack_ops import StackOperationWorkflow
+from workflows.stacks import StackWorkflow
 
 WORKFLOWS: Sequence[type] = (
     ClusterWorkflow,
@@ -28,6 +30,8 @@ WORKFLOWS: Sequence[type] = (
     ClusterRecoverWorkflow,
     NodeRecoveryWorkflow,
     HealthManagerWorkflow,
+    StackWorkflow,
+    StackOperationWorkflow,
 )
 
 
@@ -54,6 +58,9 @@ def build_activities(
         recovery.rebuild_server,
         recovery.start_server,
         recovery.unpause_server,
+        recovery.pause_server,
+        recovery.lock_server,
+        recovery.unlock_server,
         recovery.fence_server,
         recovery.wait_server_healthy,
     ]

@@ -142,6 +142,23 @@ class FakeCloud:
         if "UNPAUSE" in self.cures:
             self._set(physical_id, "ACTIVE")
 
+    @activity.defn(name="pause_server")
+    async def pause_server(self, physical_id: str) -> None:
+        self.calls.append(("pause", physical_id))
+        self._set(physical_id, "PAUSED")
+
+    @activity.defn(name="lock_server")
+    async def lock_server(self, physical_id: str) -> None:
+        self.calls.append(("lock", physical_id))
+        self.servers[physical_id] = self.servers[physical_id].model_copy(update={"locked": True})
+
+    @activity.defn(name="unlock_server")
+    async def unlock_server(self, physical_id: str) -> None:
+        self.calls.append(("unlock", physical_id))
+        if physical_id in self.servers:
+            server = self.servers[physical_id]
+            self.servers[physical_id] = server.model_copy(update={"locked": False})
+
     @activity.defn(name="fence_server")
     async def fence_server(self, req: FenceRequest) -> None:
         self.calls.append(("fence", req.physical_id))
@@ -324,6 +341,9 @@ async def _harness(
                 cloud.rebuild_server,
                 cloud.start_server,
                 cloud.unpause_server,
+                cloud.pause_server,
+                cloud.lock_server,
+                cloud.unlock_server,
                 cloud.fence_server,
                 cloud.wait_server_healthy,
                 cloud.probe_nodes,

@@ -1,0 +1,141 @@
+"""Commands on stack entity workflows (routes stay thin by calling these)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import yaml
+from temporalio.client import WithStartWorkflowOperation
+from temporalio.common import WorkflowIDConflictPolicy
+
+from api.auth import Caller
+from api.deps import Database
+from api.schemas.stacks import StackCreate
+from api.temporal import TemporalGateway
+from domain.errors import Conflict, NotFound
+from domain.stacks import (
+    LockStackRequest,
+    MarkResourceRequest,
+    StackAccepted,
+    StackOperationRequest,
+    StackSpec,
+    StackState,
+    ensure_supported,
+)
+from domain.templates import load_template, resolve_parameters
+from store.stacks import StackRecord, find_stacks_named, get_stack
+from workflows.search_attributes import warden_attributes
+from workflows.stacks import StackInput, StackWorkflow
+
+
+def stack_workflow_id(stack_id: str) -> str:
+    """Business-key id of a stack's entity workflow."""
+    return f"stack:{stack_id}"
+
+
+def new_action_id() -> str:
+    """A fresh action id (also the update id, so client retries dedup)."""
+    return str(uuid.uuid4())
+
+
+def validated_template(
+    template: dict[str, Any] | str, parameters: dict[str, Any]
+) -> dict[str, Any]:
+    """The template as an object, after every check that needs no state (400 otherwise)."""
+    loaded = load_template(template)
+    ensure_supported(loaded)
+    resolve_parameters(loaded, parameters)
+    if isinstance(template, dict):
+        return template
+    return _as_object(template)
+
+
+def _as_object(text: str) -> dict[str, Any]:
+    """Text already accepted by load_template, as JSON-safe data (YAML dates become text)."""
+    parsed: dict[str, Any] = json.loads(json.dumps(yaml.safe_load(text), default=str))
+    return parsed
+
+
+async def create_stack(
+    db: Database, temporal: TemporalGateway, caller: Caller, body: StackCreate
+) -> tuple[str, StackAccepted]:
+    """Start the stack's entity workflow with its `create` update."""
+    template = validated_template(body.template, body.parameters)
+    taken: list[StackRecord] = await db.run(find_stacks_named, caller.project_id, body.stack_name)
+    if any(s.parent_id is None for s in taken):
+        raise Conflict(f"The Stack ({body.stack_name}) already exists.")
+    stack_id, action_id = str(uuid.uuid4()), new_action_id()
+    spec = StackSpec(stack_id=stack_id, project_id=caller.project_id, name=body.stack_name)
+    client = await temporal.client()
+    start = WithStartWorkflowOperation(
+        StackWorkflow.run,
+        StackInput(
+            state=StackState(
+                spec=spec, timeout_mins=body.timeout_mins, disable_rollback=body.disable_rollback
+            )
+        ),
+        id=stack_workflow_id(stack_id),
+        task_queue=temporal.settings.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        search_attributes=warden_attributes(caller.project_id, "stack", stack_id, "INIT_COMPLETE"),
+        static_summary=f"stack {body.stack_name}",
+        static_details=f"Stack `{stack_id}` of project `{caller.project_id}`, "
+        f"{len(template.get('resources') or {})} resource(s)",
+    )
+    accepted = await temporal.call(
+        client.execute_update_with_start_workflow(
+            "create",
+            StackOperationRequest(
+                action_id=action_id, template=template, parameters=body.parameters
+            ),
+            start_workflow_operation=start,
+            id=action_id,
+            result_type=StackAccepted,
+            rpc_timeout=temporal.rpc_timeout,
+        ),
+        subject=f"Stack {body.stack_name}",
+    )
+    return stack_id, accepted
+
+
+async def find_stack(db: Database, caller: Caller, stack_name: str, stack_id: str) -> StackRecord:
+    """The caller's stack named by both name and id (404 otherwise)."""
+    record: StackRecord | None = await db.run(get_stack, caller.project_id, stack_id)
+    if record is None or stack_name not in (record.name, record.id):
+        raise NotFound(f"The Stack ({stack_name}) could not be found.")
+    return record
+
+
+async def find_stack_by_identity(db: Database, caller: Caller, identity: str) -> StackRecord:
+    """A stack by id, or by a top-level name (for the redirect)."""
+    record: StackRecord | None = await db.run(get_stack, caller.project_id, identity)
+    if record is not None:
+        return record
+    named: list[StackRecord] = await db.run(find_stacks_named, caller.project_id, identity)
+    top = [s for s in named if s.parent_id is None] or named
+    if not top:
+        raise NotFound(f"The Stack ({identity}) could not be found.")
+    return top[0]
+
+
+async def send_stack_update(
+    temporal: TemporalGateway,
+    record: StackRecord,
+    update: str,
+    request: StackOperationRequest | LockStackRequest | MarkResourceRequest,
+) -> StackAccepted:
+    """Send a named update to the stack's workflow; rejections become 409/400/404."""
+    client = await temporal.client()
+    handle = client.get_workflow_handle(stack_workflow_id(record.id))
+    return await temporal.call(
+        handle.execute_update(
+            update,
+            request,
+            id=request.action_id,
+            result_type=StackAccepted,
+            rpc_timeout=temporal.rpc_timeout,
+        ),
+        subject=f"Stack {record.name}",
+    )

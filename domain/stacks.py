@@ -1,0 +1,376 @@
+"""Stack state and the rules that decide which operations it allows (Heat's)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.templates import Template, load_template, resolve_parameters
+
+
+class StackAction(StrEnum):
+    """The ACTION half of Heat's `ACTION_STATUS`."""
+
+    INIT = "INIT"
+    CREATE = "CREATE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    CHECK = "CHECK"
+    SUSPEND = "SUSPEND"
+    RESUME = "RESUME"
+    LOCK = "LOCK"
+    UNLOCK = "UNLOCK"
+    ROLLBACK = "ROLLBACK"
+
+
+class Status(StrEnum):
+    """The STATUS half of Heat's `ACTION_STATUS`."""
+
+    IN_PROGRESS = "IN_PROGRESS"
+    COMPLETE = "COMPLETE"
+    FAILED = "FAILED"
+
+
+class LockLevel(StrEnum):
+    """`stacks` locks the stack tree; `all` also locks every resource that can be."""
+
+    STACKS = "stacks"
+    ALL = "all"
+
+
+#: The reason Heat records when nobody gives one.
+DEFAULT_UNHEALTHY_REASON = "state changed by resource_mark_unhealthy api"
+
+
+class StackLock(BaseModel):
+    """Who locked the stack, at which level, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    level: LockLevel = LockLevel.ALL
+    reason: str = ""
+    owner: str = ""
+    locked_at: datetime
+
+
+class ResourceState(BaseModel):
+    """One resource of a stack as its workflow knows it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    type: str
+    #: Stable id of the current physical generation (new on every replacement).
+    resource_id: str
+    physical_id: str | None = None
+    #: What `get_resource` returns (the physical id, or a RandomString's value).
+    reference: str | None = None
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    #: The static properties last applied (parameters resolved, references as written).
+    properties: dict[str, Any] = Field(default_factory=dict)
+    #: The fully resolved properties last applied (what the cloud was asked for).
+    resolved: dict[str, Any] = Field(default_factory=dict)
+    action: StackAction = StackAction.INIT
+    status: Status = Status.COMPLETE
+    status_reason: str = ""
+    #: How many physical generations this resource has had (request ids use it).
+    generation: int = 0
+    #: Whether level `all` locked its physical resource.
+    locked: bool = False
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def state(self) -> str:
+        """`ACTION_STATUS`, as the API shows it."""
+        return f"{self.action.value}_{self.status.value}"
+
+    @property
+    def failed(self) -> bool:
+        """Whether the next update replaces it (any FAILED state, CHECK_FAILED included)."""
+        return self.status == Status.FAILED
+
+
+class StackSpec(BaseModel):
+    """What does not change over a stack's life."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack_id: str
+    project_id: str
+    name: str
+    parent_id: str | None = None
+    parent_resource: str | None = None
+
+
+class StackOperation(BaseModel):
+    """The operation a stack is busy with."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str
+    action: StackAction
+    #: The template and parameters this operation moves the stack to (create/update).
+    template: dict[str, Any] | None = None
+    parameters: dict[str, Any] | None = None
+    lock: StackLock | None = None
+
+
+class StackState(BaseModel):
+    """The stack as its entity workflow knows it (the source of truth)."""
+
+    spec: StackSpec
+    template: dict[str, Any] = Field(default_factory=dict)
+    #: Parameter values the user gave (defaults are applied at resolve time).
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    timeout_mins: int | None = None
+    disable_rollback: bool = True
+    action: StackAction = StackAction.INIT
+    status: Status = Status.COMPLETE
+    status_reason: str = "Stack is initializing"
+    resources: dict[str, ResourceState] = Field(default_factory=dict)
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    lock: StackLock | None = None
+    busy: StackOperation | None = None
+    deleted: bool = False
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def state(self) -> str:
+        """`ACTION_STATUS`, as the API shows it."""
+        return f"{self.action.value}_{self.status.value}"
+
+    @property
+    def locked(self) -> bool:
+        """Whether maintenance mode refuses other operations (LOCK in progress or done)."""
+        return self.action == StackAction.LOCK and self.status != Status.FAILED
+
+
+#: Operations a stack in LOCK_FAILED / UNLOCK_FAILED still allows (the seed's table).
+_AFTER_FAILED_LOCK = {
+    (StackAction.LOCK, Status.FAILED): frozenset({StackAction.DELETE}),
+    (StackAction.UNLOCK, Status.FAILED): frozenset({StackAction.DELETE}),
+}
+
+
+def ensure_can_start(state: StackState, action: StackAction) -> None:
+    """Raise Conflict unless `action` (create, update, delete, check, suspend, resume) may start."""
+    name = state.spec.name
+    if state.deleted:
+        raise NotFound(f"The Stack ({name}) could not be found.")
+    _ensure_idle(state)
+    if state.locked:
+        raise Conflict(f"Stack {name} is locked{_lock_suffix(state.lock)}; unlock it first.")
+    allowed = _AFTER_FAILED_LOCK.get((state.action, state.status))
+    if allowed is not None and action not in allowed:
+        raise Conflict(
+            f"Stack {name} is {state.state}: only delete and unlock are allowed; unlock it first."
+        )
+    if action == StackAction.CREATE:
+        if state.action != StackAction.INIT:
+            raise Conflict(f"Stack {name} already exists.")
+        return
+    if state.action == StackAction.INIT:
+        raise Conflict(f"Stack {name} is not created yet.")
+    if action == StackAction.RESUME and state.action != StackAction.SUSPEND:
+        raise Conflict(f"Stack {name} is {state.state}: only a suspended stack can be resumed.")
+    if action == StackAction.SUSPEND and state.state == "SUSPEND_COMPLETE":
+        raise Conflict(f"Stack {name} is already suspended.")
+
+
+def ensure_can_lock(state: StackState) -> None:
+    """Lock from a *_COMPLETE stack (not INIT/DELETE), from LOCK_COMPLETE or LOCK_FAILED."""
+    name = state.spec.name
+    if state.deleted:
+        raise NotFound(f"The Stack ({name}) could not be found.")
+    _ensure_idle(state)
+    if state.action == StackAction.LOCK and state.status in (Status.COMPLETE, Status.FAILED):
+        return
+    if state.status == Status.COMPLETE and state.action not in (
+        StackAction.INIT,
+        StackAction.DELETE,
+    ):
+        return
+    raise Conflict(f"Stack {name} cannot be locked while it is {state.state}.")
+
+
+def ensure_can_unlock(state: StackState) -> None:
+    """Unlock from LOCK_COMPLETE, LOCK_FAILED or UNLOCK_FAILED."""
+    name = state.spec.name
+    if state.deleted:
+        raise NotFound(f"The Stack ({name}) could not be found.")
+    _ensure_idle(state)
+    if state.state not in ("LOCK_COMPLETE", "LOCK_FAILED", "UNLOCK_FAILED"):
+        raise Conflict(f"Stack {name} is not locked (it is {state.state}).")
+
+
+def ensure_can_cancel_update(state: StackState) -> None:
+    """cancel_update only means something while an update runs."""
+    if state.busy is None or state.busy.action != StackAction.UPDATE:
+        raise Conflict(
+            f"Cancelling update when stack is {state.state} is not allowed; "
+            f"it must be UPDATE_IN_PROGRESS."
+        )
+
+
+def _ensure_idle(state: StackState) -> None:
+    if state.busy is not None:
+        raise Conflict(
+            f"Stack {state.spec.name} already has an action ({state.busy.action.value}) "
+            f"in progress."
+        )
+
+
+def _lock_suffix(lock: StackLock | None) -> str:
+    if lock is None:
+        return ""
+    who = f" by {lock.owner}" if lock.owner else ""
+    why = f": {lock.reason}" if lock.reason else ""
+    return f" (level {lock.level.value}{who}{why})"
+
+
+# ---- mark unhealthy (DESIGN §4.1, the seed) ----
+
+
+class MarkResourceRequest(BaseModel):
+    """`PATCH …/resources/{resource_name}` as the stack workflow receives it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    #: A resource name, or a physical id unique in the stack.
+    resource_name: str
+    mark_unhealthy: bool
+    resource_status_reason: str = ""
+
+
+def find_resource(state: StackState, key: str) -> ResourceState:
+    """A resource by name, else by physical id (ambiguous → 400, unknown → 404)."""
+    if key in state.resources:
+        return state.resources[key]
+    matches = [r for r in state.resources.values() if r.physical_id == key]
+    if len(matches) > 1:
+        names = ", ".join(sorted(r.name for r in matches))
+        raise InvalidRequest(
+            f"Multiple resources ({names}) of stack {state.spec.name} have the physical "
+            f"resource id {key}; use the resource name."
+        )
+    if not matches:
+        raise NotFound(f"The Resource ({key}) could not be found in Stack {state.spec.name}.")
+    return matches[0]
+
+
+def ensure_can_mark(state: StackState, key: str) -> ResourceState:
+    """Raise unless a resource may be marked now; returns the resource."""
+    if state.deleted:
+        raise NotFound(f"The Stack ({state.spec.name}) could not be found.")
+    _ensure_idle(state)
+    if state.locked:
+        raise Conflict(
+            f"Stack {state.spec.name} is locked{_lock_suffix(state.lock)}; unlock it first."
+        )
+    return find_resource(state, key)
+
+
+def mark_resource(
+    resource: ResourceState, req: MarkResourceRequest, at: datetime
+) -> ResourceState | None:
+    """The resource after the mark, or None when the rules say nothing changes."""
+    if resource.action == StackAction.DELETE:
+        return None  # being (or already) deleted: marking it means nothing
+    if req.mark_unhealthy:
+        reason = req.resource_status_reason or DEFAULT_UNHEALTHY_REASON
+        return resource.model_copy(
+            update={
+                "action": StackAction.CHECK,
+                "status": Status.FAILED,
+                "status_reason": reason,
+                "updated_at": at,
+            }
+        )
+    if resource.state != "CHECK_FAILED":
+        return None
+    return resource.model_copy(
+        update={
+            "action": StackAction.CHECK,
+            "status": Status.COMPLETE,
+            "status_reason": req.resource_status_reason or DEFAULT_UNHEALTHY_REASON,
+            "updated_at": at,
+        }
+    )
+
+
+# ---- requests the API sends ----
+
+
+class StackOperationRequest(BaseModel):
+    """An operation on a stack: create/update carry a template, the rest nothing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    template: dict[str, Any] | None = None
+    parameters: dict[str, Any] | None = None
+    timeout_mins: int | None = None
+    disable_rollback: bool | None = None
+    #: PATCH: keep the current template unless one is given, merge parameters.
+    existing: bool = False
+
+
+#: Types the template language knows but this Warden cannot run yet: refused with 400
+#: rather than silently created as nothing.
+NOT_YET_SUPPORTED = frozenset(
+    {"OS::Heat::Stack", "OS::Heat::AutoScalingGroup", "OS::Heat::ScalingPolicy"}
+)
+
+
+def ensure_supported(template: Template) -> None:
+    """Refuse resource types Warden validates but cannot create yet."""
+    for name, resource in sorted(template.resources.items()):
+        if resource.type in NOT_YET_SUPPORTED:
+            raise InvalidRequest(
+                f"resources.{name}.type: The Resource Type ({resource.type}) is not "
+                f"supported by this Warden yet."
+            )
+
+
+def target_of(
+    state: StackState, req: StackOperationRequest
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The template and parameters a create/update moves the stack to (400 if invalid)."""
+    if req.existing:
+        template = req.template if req.template is not None else state.template
+        parameters = {**state.parameters, **(req.parameters or {})}
+    else:
+        if req.template is None:
+            raise InvalidRequest("template: a template is required.")
+        template, parameters = req.template, dict(req.parameters or {})
+    loaded = load_template(template)
+    ensure_supported(loaded)
+    resolve_parameters(loaded, parameters)
+    return template, parameters
+
+
+class LockStackRequest(BaseModel):
+    """`{"lock": {"level", "reason", "owner"}}`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    level: LockLevel = LockLevel.ALL
+    reason: str = ""
+    owner: str = ""
+
+
+class StackAccepted(BaseModel):
+    """What a stack operation answers: its action id and the stack's state."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str
+    stack_status: str

@@ -1,0 +1,286 @@
+"""Stacks end to end: API over HTTP, real Temporal, worker and simcloud.
+
+Proves the Heat mark-unhealthy and lock-stack designs: CHECK_FAILED by a user and by
+stack check, the next update replacing it with a new server, the 409s while busy or
+locked, lock level `all` locking servers at the compute API, and bad input as 400s.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+
+from activities.cloud import CloudConfig, CloudSession
+from config import Settings
+from tests.integration.conftest import Warden
+from tests.integration.test_platform import sim_servers
+from tests.support.eventually import eventually
+from tests.support.simcloud_server import SimControl
+
+pytestmark = pytest.mark.integration
+
+BASE = "/v1/demo/stacks"
+TEMPLATE = {
+    "heat_template_version": "2021-04-16",
+    "parameters": {"flavor": {"type": "string", "default": "m1.tiny"}},
+    "resources": {
+        "config": {"type": "OS::Heat::TestResource", "properties": {"value": "v1"}},
+        "web": {
+            "type": "OS::Nova::Server",
+            "properties": {
+                "image": "cirros",
+                "flavor": {"get_param": "flavor"},
+                "metadata": {"config": {"get_attr": ["config", "output"]}},
+            },
+        },
+    },
+    "outputs": {"web_id": {"value": {"get_resource": "web"}}},
+}
+
+
+async def create_stack(
+    api: httpx.AsyncClient, template: dict[str, Any] | str = TEMPLATE, **extra: Any
+) -> tuple[str, str]:
+    name = f"s{uuid.uuid4().hex[:8]}"
+    response = await api.post(BASE, json={"stack_name": name, "template": template, **extra})
+    assert response.status_code == 201, response.text
+    body = response.json()["stack"]
+    assert body["links"][0]["href"] == f"{BASE}/{name}/{body['id']}"
+    return name, f"{BASE}/{name}/{body['id']}"
+
+
+async def settled(api: httpx.AsyncClient, url: str) -> dict[str, Any]:
+    async def done() -> dict[str, Any] | None:
+        stack: dict[str, Any] = (await api.get(url)).json()["stack"]
+        return None if stack["stack_status"].endswith("IN_PROGRESS") else stack
+
+    return await eventually(done, timeout=60, what=f"{url} settled")
+
+
+async def resources(api: httpx.AsyncClient, url: str) -> dict[str, dict[str, Any]]:
+    response = await api.get(f"{url}/resources")
+    assert response.status_code == 200, response.text
+    return {r["resource_name"]: r for r in response.json()["resources"]}
+
+
+async def server_locked(warden: Warden, server_id: str) -> bool:
+    settings = Settings(simcloud_port=int(warden.env["WARDEN_SIMCLOUD_PORT"]))
+    async with CloudSession(CloudConfig.from_settings(settings)) as cloud:
+        return (await cloud.compute.get_server(server_id)).locked
+
+
+async def test_mark_unhealthy_then_patch_replaces_server(warden: Warden) -> None:
+    async with warden.client() as api:
+        name, url = await create_stack(api)
+        stack = await settled(api, url)
+        assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+        redirect = await api.get(f"{BASE}/{name}", follow_redirects=False)
+        assert redirect.status_code == 302 and redirect.headers["location"] == url
+        old = (await resources(api, url))["web"]
+        assert old["resource_status"] == "CREATE_COMPLETE"
+        assert stack["outputs"] == [
+            {"output_key": "web_id", "output_value": old["physical_resource_id"], "description": ""}
+        ]
+
+        # By physical id, with a reason; the answer is 200 with an empty body.
+        marked = await api.patch(
+            f"{url}/resources/{old['physical_resource_id']}",
+            json={"mark_unhealthy": "True", "resource_status_reason": "app is wedged"},
+        )
+        assert marked.status_code == 200 and marked.content == b""
+        web = (await resources(api, url))["web"]
+        assert (web["resource_status"], web["resource_status_reason"]) == (
+            "CHECK_FAILED",
+            "app is wedged",
+        )
+
+        assert (await api.patch(url, json={})).status_code == 202
+        stack = await settled(api, url)
+        assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
+        web = (await resources(api, url))["web"]
+        assert web["physical_resource_id"] not in ("", old["physical_resource_id"])
+        assert web["resource_status"] == "UPDATE_COMPLETE"
+        servers = await sim_servers(warden)
+        assert old["physical_resource_id"] not in servers
+        assert servers[web["physical_resource_id"]] == "ACTIVE"
+        events = (await api.get(f"{url}/events")).json()["events"]
+        assert any(
+            e["resource_name"] == "web" and e["resource_status"] == "CHECK_FAILED" for e in events
+        )
+
+
+async def test_mark_unhealthy_rules_and_bad_bodies(warden: Warden) -> None:
+    async with warden.client() as api:
+        _, url = await create_stack(api)
+        await settled(api, url)
+        web = f"{url}/resources/web"
+        for body in (
+            {},
+            {"mark_unhealthy": "yes"},
+            {"mark_unhealthy": 1},
+            {"mark_unhealthy": True, "extra": 1},
+        ):
+            response = await api.patch(web, json=body)
+            assert response.status_code == 400, (body, response.text)
+        missing = await api.patch(f"{url}/resources/nope", json={"mark_unhealthy": True})
+        assert missing.status_code == 404
+        # false on a healthy resource changes nothing.
+        assert (await api.patch(web, json={"mark_unhealthy": False})).status_code == 200
+        assert (await resources(api, url))["web"]["resource_status"] == "CREATE_COMPLETE"
+        assert (await api.patch(web, json={"mark_unhealthy": True})).status_code == 200
+        row = (await resources(api, url))["web"]
+        assert row["resource_status_reason"] == "state changed by resource_mark_unhealthy api"
+        assert (await api.patch(web, json={"mark_unhealthy": "FALSE"})).status_code == 200
+        assert (await resources(api, url))["web"]["resource_status"] == "CHECK_COMPLETE"
+
+
+async def test_busy_stack_answers_409_with_heat_wording(warden: Warden) -> None:
+    slow = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "slow": {
+                "type": "OS::Heat::TestResource",
+                "properties": {"action_wait_secs": {"create": 4}},
+            }
+        },
+    }
+    async with warden.client() as api:
+        name, url = await create_stack(api, slow)
+        response = await api.patch(f"{url}/resources/slow", json={"mark_unhealthy": True})
+        assert response.status_code == 409
+        assert response.json()["error"]["message"] == (
+            f"Stack {name} already has an action (CREATE) in progress."
+        )
+        assert (await api.patch(url, json={})).status_code == 409
+        assert (await api.post(f"{url}/actions", json={"lock": None})).status_code == 409
+        stack = await settled(api, url)
+        assert stack["stack_status"] == "CREATE_COMPLETE"
+
+
+async def test_lock_all_locks_servers_and_refuses_changes(warden: Warden) -> None:
+    async with warden.client() as api:
+        _, url = await create_stack(api)
+        await settled(api, url)
+        server = (await resources(api, url))["web"]["physical_resource_id"]
+        lock = {"lock": {"level": "all", "reason": "db maintenance", "owner": "ops"}}
+        response = await api.post(f"{url}/actions", json=lock)
+        assert response.status_code == 200, response.text
+        stack = await settled(api, url)
+        assert stack["stack_status"] == "LOCK_COMPLETE", stack["stack_status_reason"]
+        assert stack["lock"]["reason"] == "db maintenance"
+        assert await server_locked(warden, server)
+
+        refused = [
+            await api.patch(url, json={}),
+            await api.put(url, json={"template": TEMPLATE}),
+            await api.delete(url),
+            await api.post(f"{url}/actions", json={"check": None}),
+            await api.post(f"{url}/actions", json={"suspend": None}),
+            await api.patch(f"{url}/resources/web", json={"mark_unhealthy": True}),
+        ]
+        assert [r.status_code for r in refused] == [409] * len(refused)
+        assert "locked" in refused[0].json()["error"]["message"]
+        assert (await resources(api, url))["web"]["resource_status"] == "LOCK_COMPLETE"
+
+        # Lock again to change the level: servers are unlocked, the stack stays locked.
+        stacks_only = {"lock": {"level": "stacks"}}
+        assert (await api.post(f"{url}/actions", json=stacks_only)).status_code == 200
+        assert (await settled(api, url))["stack_status"] == "LOCK_COMPLETE"
+        assert not await server_locked(warden, server)
+        assert (await api.patch(url, json={})).status_code == 409
+
+        assert (await api.post(f"{url}/actions", json={"unlock": None})).status_code == 200
+        assert (await settled(api, url))["stack_status"] == "UNLOCK_COMPLETE"
+        again = await api.post(f"{url}/actions", json={"unlock": None})
+        assert again.status_code == 409
+        assert (await api.patch(url, json={})).status_code == 202
+        assert (await settled(api, url))["stack_status"] == "UPDATE_COMPLETE"
+
+
+async def test_stack_check_finds_a_stopped_server_and_update_replaces_it(warden: Warden) -> None:
+    async with warden.client() as api, httpx.AsyncClient(base_url=warden.simcloud_url) as sim:
+        _, url = await create_stack(api)
+        await settled(api, url)
+        web = (await resources(api, url))["web"]
+        await SimControl(sim).fault(web["physical_resource_id"], "shutoff")
+        assert (await api.post(f"{url}/actions", json={"check": None})).status_code == 200
+        stack = await settled(api, url)
+        assert stack["stack_status"] == "CHECK_FAILED"
+        rows = await resources(api, url)
+        assert rows["web"]["resource_status"] == "CHECK_FAILED"
+        assert "SHUTOFF" in rows["web"]["resource_status_reason"]
+        assert rows["config"]["resource_status"] == "CHECK_COMPLETE"
+        assert (await api.patch(url, json={})).status_code == 202
+        assert (await settled(api, url))["stack_status"] == "UPDATE_COMPLETE"
+        new = (await resources(api, url))["web"]["physical_resource_id"]
+        assert new != web["physical_resource_id"]
+        assert (await sim_servers(warden))[new] == "ACTIVE"
+
+
+async def test_action_bodies_and_templates_are_checked(warden: Warden) -> None:
+    async with warden.client() as api:
+        _, url = await create_stack(api)
+        await settled(api, url)
+        cases = {
+            "No action specified": {},
+            "Multiple actions specified": {"check": None, "suspend": None},
+            "Invalid action explode specified": {"explode": None},
+        }
+        for message, body in cases.items():
+            response = await api.post(f"{url}/actions", json=body)
+            assert response.status_code == 400
+            assert response.json()["error"]["message"] == message
+        bad_templates = [
+            {"heat_template_version": "2021-04-16", "resources": {"a": {"type": "OS::Nope"}}},
+            {
+                "heat_template_version": "2021-04-16",
+                "resources": {
+                    "a": {"type": "OS::Heat::None", "depends_on": "b"},
+                    "b": {"type": "OS::Heat::None", "depends_on": "a"},
+                },
+            },
+            {
+                "heat_template_version": "2021-04-16",
+                "resources": {
+                    "a": {"type": "OS::Heat::None", "properties": {"x": {"get_resource": "zz"}}}
+                },
+            },
+            "heat_template_version: [unclosed",
+        ]
+        for template in bad_templates:
+            response = await api.post(BASE, json={"stack_name": "bad", "template": template})
+            assert response.status_code == 400, (template, response.text)
+        listed = (await api.get(BASE)).json()["stacks"]
+        assert "bad" not in {s["stack_name"] for s in listed}
+        name = url.split("/")[-2]
+        dup = await api.post(BASE, json={"stack_name": name, "template": TEMPLATE})
+        assert dup.status_code == 409
+
+
+async def test_delete_removes_servers_and_the_stack(warden: Warden) -> None:
+    async with warden.client() as api:
+        _, url = await create_stack(api)
+        await settled(api, url)
+        server = (await resources(api, url))["web"]["physical_resource_id"]
+        assert (await api.delete(url)).status_code == 204
+
+        async def gone() -> bool:
+            return (await api.get(url)).status_code == 404
+
+        await eventually(gone, timeout=60, what="stack deleted")
+        assert server not in await sim_servers(warden)
+
+
+async def test_other_project_and_reader_are_refused(warden: Warden) -> None:
+    async with warden.client() as api:
+        _, url = await create_stack(api)
+        await settled(api, url)
+    async with warden.client("it-other") as other:
+        assert (await other.get(url)).status_code == 403
+        assert (await other.get(url.replace("/demo/", "/other/"))).status_code == 404
+    async with warden.client("it-reader") as reader:
+        assert (await reader.get(url)).status_code == 200
+        assert (await reader.patch(url, json={})).status_code == 403

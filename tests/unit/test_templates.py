@@ -1,0 +1,740 @@
+"""Heat templates: loading and validation, parameters, intrinsics and the dependency graph."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.errors import InvalidRequest
+from domain.resource_types import RESOURCE_TYPES, resource_type
+from domain.templates import (
+    MAX_RESOURCES,
+    ResolvedResource,
+    Template,
+    load_template,
+    property_references,
+    references,
+    resolve,
+    resolve_parameters,
+    resolve_properties,
+    static_properties,
+    topological_order,
+)
+
+NONE = "OS::Heat::None"
+SERVER = "OS::Nova::Server"
+
+
+def hot(
+    resources: dict[str, Any] | None = None,
+    parameters: dict[str, Any] | None = None,
+    **sections: Any,
+) -> dict[str, Any]:
+    """A template mapping with a version and the given sections."""
+    return {
+        "heat_template_version": "2021-04-16",
+        "parameters": parameters or {},
+        "resources": resources or {},
+        **sections,
+    }
+
+
+def server(**properties: Any) -> dict[str, Any]:
+    return {"type": SERVER, "properties": {"image": "cirros", "flavor": "m1.small", **properties}}
+
+
+def rejects(raw: Any, message: str) -> None:
+    with pytest.raises(InvalidRequest, match=f"^{re.escape(message)}$"):
+        load_template(raw)
+
+
+# --- loading --------------------------------------------------------------------------
+
+
+def test_load_accepts_yaml_and_keeps_a_date_version_as_a_string() -> None:
+    template = load_template(
+        """
+        heat_template_version: 2018-08-31
+        description: web tier
+        parameter_groups: [{label: all, parameters: [flavor]}]
+        parameters:
+          flavor: {type: string, default: m1.small}
+        resources:
+          web:
+            type: OS::Nova::Server
+            properties: {image: cirros, flavor: {get_param: flavor}}
+        outputs:
+          addresses: {value: {get_attr: [web, addresses]}, description: where}
+        """
+    )
+    assert template.version == "2018-08-31"
+    assert template.description == "web tier"
+    assert template.parameters["flavor"].default == "m1.small"
+    assert template.resources["web"].properties["flavor"] == {"get_param": "flavor"}
+    assert template.outputs["addresses"].value == {"get_attr": ["web", "addresses"]}
+
+
+def test_load_accepts_json_string_and_an_empty_stack() -> None:
+    template = load_template('{"heat_template_version": "wallaby"}')
+    assert template == Template(version="wallaby")
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("resources: [", "Invalid template: expected the node content, but found '<stream end>'"),
+        ("[1, 2]", "Invalid template: the template must be a mapping"),
+        ({"resources": {}}, "heat_template_version: required"),
+        (hot(conditions={"prod": True}), "conditions: conditions are not supported"),
+        (hot(mappings={}), "mappings: unknown top-level key"),
+        ({"heat_template_version": ["x"]}, "heat_template_version: must be a version string"),
+    ],
+)
+def test_load_rejects_malformed_documents(raw: Any, message: str) -> None:
+    with pytest.raises(InvalidRequest, match=f"^{re.escape(message)}"):
+        load_template(raw)
+
+
+def test_load_rejects_unknown_resource_type_with_heat_wording() -> None:
+    rejects(
+        hot({"x": {"type": "OS::Neutron::Net"}}),
+        "resources.x.type: The Resource Type (OS::Neutron::Net) could not be found.",
+    )
+
+
+def test_load_requires_required_properties() -> None:
+    web = {"type": SERVER, "properties": {"image": "cirros"}}
+    rejects(hot({"web": web}), "resources.web.properties.flavor: property is required")
+
+
+SCHEMA_CASES: list[tuple[Any, ...]] = [
+    ({"type": NONE, "condition": "prod"}, "resources.r.condition: unknown key"),
+    (server(colour="red"), "resources.r.properties.colour: unknown property for OS::Nova::Server"),
+    (server(flavor=["m1"]), "resources.r.properties.flavor: must be a string"),
+    (server(metadata=[1]), "resources.r.properties.metadata: must be a map"),
+    (
+        {"type": "OS::Heat::RandomString", "properties": {"length": "ten"}},
+        "resources.r.properties.length: must be an integer",
+    ),
+    (
+        {"type": "OS::Heat::RandomString", "properties": {"sequence": "emoji"}},
+        'resources.r.properties.sequence: "emoji" is not an allowed value',
+    ),
+    (
+        {"type": "OS::Heat::RandomString", "properties": {"length": 0}},
+        "resources.r.properties.length: 0 is out of range (min: 1, max: 512)",
+    ),
+    (
+        {"type": "OS::Heat::TestResource", "properties": {"fail": "maybe"}},
+        "resources.r.properties.fail: must be a boolean",
+    ),
+    (
+        {"type": "OS::Heat::TestResource", "properties": {"action_wait_secs": {"create": -1}}},
+        "resources.r.properties.action_wait_secs.create: must be an integer between 0",
+    ),
+    (
+        {"type": "OS::Heat::TestResource", "properties": {"action_wait_secs": {"boot": 1}}},
+        "resources.r.properties.action_wait_secs.boot: unknown action",
+    ),
+    (
+        {
+            "type": "OS::Heat::AutoScalingGroup",
+            "properties": {"min_size": 3, "max_size": 2, "resource": {"type": NONE}},
+        },
+        "resources.r.properties.min_size: min_size can not be greater than max_size",
+    ),
+    (
+        {
+            "type": "OS::Heat::AutoScalingGroup",
+            "properties": {"min_size": 0, "max_size": 2, "resource": {"type": "Nova"}},
+        },
+        "resources.r.properties.resource.type: The Resource Type (Nova) could not be found.",
+    ),
+    (
+        {
+            "type": "OS::Heat::AutoScalingGroup",
+            "properties": {"min_size": 0, "max_size": 2, "resource": {"type": SERVER}},
+        },
+        "resources.r.properties.resource.properties.image: property is required",
+    ),
+]
+
+
+def test_load_checks_literal_properties_against_the_schema() -> None:
+    for resource, message in SCHEMA_CASES:
+        with pytest.raises(InvalidRequest, match=f"^{re.escape(message)}"):
+            load_template(hot({"r": resource}))
+
+
+def test_load_accepts_loose_literals_and_defers_intrinsic_values() -> None:
+    template = load_template(
+        hot(
+            {
+                "r": {"type": "OS::Heat::RandomString", "properties": {"length": "12"}},
+                "t": {"type": "OS::Heat::TestResource", "properties": {"fail": "False"}},
+                "s": server(name=42, flavor={"get_param": "size"}),
+            },
+            {"size": {"type": "number", "default": 3}},
+        )
+    )
+    assert template.resources["r"].properties == {"length": "12"}  # raw until resolved
+
+
+def test_load_validates_inline_nested_template_under_its_path() -> None:
+    inner = hot({"q": {"type": "OS::Unknown"}})
+    rejects(
+        hot({"s": {"type": "OS::Heat::Stack", "properties": {"template": inner}}}),
+        "resources.s.properties.template: resources.q.type: "
+        "The Resource Type (OS::Unknown) could not be found.",
+    )
+
+
+def test_load_leaves_references_inside_inner_templates_to_them() -> None:
+    inner = hot(
+        {"a": {"type": NONE, "properties": {"x": {"get_resource": "b"}}}, "b": {"type": NONE}}
+    )
+    member = {"type": SERVER, "properties": {"image": {"get_param": "img"}, "flavor": "m1"}}
+    template = load_template(
+        hot(
+            {
+                "web": server(),
+                "s": {
+                    "type": "OS::Heat::Stack",
+                    "properties": {"template": inner, "parameters": {"w": {"get_resource": "web"}}},
+                },
+                "g": {
+                    "type": "OS::Heat::AutoScalingGroup",
+                    "properties": {"min_size": 1, "max_size": 3, "resource": member},
+                },
+            }
+        )
+    )
+    assert template.dependencies() == {"web": set(), "s": {"web"}, "g": set()}
+
+
+REFERENCE_CASES: list[tuple[Any, ...]] = [
+    (
+        {"a": {"type": NONE, "depends_on": "b"}},
+        {},
+        'Invalid template: resources.a.depends_on: resource "b" does not exist',
+    ),
+    (
+        {"a": {"type": NONE, "depends_on": ["a"]}},
+        {},
+        "Invalid template: resources.a.depends_on: a resource cannot refer to itself",
+    ),
+    (
+        {"a": {"type": NONE, "properties": {"x": [{"get_resource": "b"}]}}},
+        {},
+        'Invalid template: resources.a.properties.x[0].get_resource: resource "b" does not exist',
+    ),
+    (
+        {"a": {"type": NONE, "properties": {"x": {"get_param": "nope"}}}},
+        {},
+        'Invalid template: resources.a.properties.x.get_param: parameter "nope" does not exist',
+    ),
+    (
+        {"w": server(), "a": {"type": NONE, "properties": {"x": {"get_attr": ["w", "ip"]}}}},
+        {},
+        'Invalid template: resources.a.properties.x.get_attr: resource "w" '
+        '(OS::Nova::Server) has no attribute "ip"',
+    ),
+    (
+        {},
+        {"o": {"value": {"get_attr": ["ghost", "x"]}}},
+        'Invalid template: outputs.o.value.get_attr: resource "ghost" does not exist',
+    ),
+    (
+        {"a": {"type": NONE, "metadata": {"m": {"get_resource": "a"}}}},
+        {},
+        "Invalid template: resources.a.metadata.m.get_resource: a resource cannot refer to itself",
+    ),
+]
+
+
+def test_load_rejects_bad_references_naming_the_path() -> None:
+    for resources, outputs, message in REFERENCE_CASES:
+        rejects(hot(resources, outputs=outputs), message)
+
+
+INTRINSIC_CASES: list[tuple[Any, ...]] = [
+    ({"get_attr": ["b"]}, "get_attr: must be [resource, attribute, key, ...]"),
+    ({"get_param": {"a": 1}}, "get_param: must be a parameter name or [name, key, ...]"),
+    ({"list_join": ","}, "list_join: must be [separator, list, ...]"),
+    ({"str_replace": {"template": "x"}}, "str_replace: must be a mapping of template and"),
+]
+
+
+def test_load_rejects_malformed_intrinsics() -> None:
+    for call, message in INTRINSIC_CASES:
+        resources = {"a": {"type": NONE, "properties": {"x": call}}, "b": {"type": NONE}}
+        with pytest.raises(InvalidRequest, match=f"^resources.a.properties.x.{re.escape(message)}"):
+            load_template(hot(resources))
+
+
+def test_load_accepts_any_attribute_of_none_and_pseudo_parameters() -> None:
+    resources = {
+        "b": {"type": NONE},
+        "a": {
+            "type": NONE,
+            "properties": {
+                "x": {"get_attr": ["b", "anything", 0]},
+                "n": {"get_param": "OS::stack_name"},
+            },
+        },
+    }
+    assert load_template(hot(resources)).dependencies()["a"] == {"b"}
+
+
+def test_load_rejects_cycle_naming_it() -> None:
+    resources = {
+        "a": {"type": NONE, "properties": {"x": {"get_resource": "b"}}},
+        "b": {"type": NONE, "depends_on": ["c"]},
+        "c": {"type": NONE, "properties": {"y": {"get_attr": ["a", "z"]}}},
+    }
+    rejects(hot(resources), "Circular Dependency Found: a -> b -> c -> a")
+
+
+def test_load_rejects_more_resources_than_allowed() -> None:
+    resources = {f"r{i}": {"type": NONE} for i in range(MAX_RESOURCES + 1)}
+    rejects(hot(resources), f"resources: more than {MAX_RESOURCES} resources")
+    del resources["r0"]
+    assert len(load_template(hot(resources)).resources) == MAX_RESOURCES
+
+
+def test_load_rejects_deep_nesting_and_alias_bombs() -> None:
+    deep: Any = "x"
+    for _ in range(200):
+        deep = [deep]
+    with pytest.raises(InvalidRequest, match="nested deeper than 64 levels"):
+        load_template(hot({"a": {"type": NONE, "properties": {"x": deep}}}))
+    bomb = "heat_template_version: x\na: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    for level in "bcdefg":
+        previous = chr(ord(level) - 1)
+        bomb += f"{level}: &{level} [{', '.join([f'*{previous}'] * 10)}]\n"
+    with pytest.raises(InvalidRequest, match=r"^Invalid template: more than 100000 values$"):
+        load_template(bomb)
+
+
+UNSUPPORTED_CASES: list[tuple[Any, ...]] = [
+    ("heat_template_version: x\ndescription: !!binary aGk=", "description: unsupported value"),
+    ("heat_template_version: x\ndescription: .nan", "description: must be a finite number"),
+    ("heat_template_version: x\n1: a", "template: keys must be strings"),
+]
+
+
+def test_load_rejects_values_json_cannot_carry() -> None:
+    for text, message in UNSUPPORTED_CASES:
+        with pytest.raises(InvalidRequest, match=f"^{re.escape(message)}"):
+            load_template(text)
+
+
+_KEYS = st.sampled_from(
+    [
+        "heat_template_version",
+        "resources",
+        "parameters",
+        "outputs",
+        "type",
+        "properties",
+        "depends_on",
+        "get_param",
+        "get_resource",
+        "get_attr",
+        "list_join",
+        "str_replace",
+        "template",
+        "params",
+        "value",
+        "default",
+        "constraints",
+        "range",
+        "length",
+        "min",
+        "a",
+        "b",
+        NONE,
+        SERVER,
+        "image",
+        "flavor",
+        "OS::Heat::AutoScalingGroup",
+        "resource",
+    ]
+)
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8) | _KEYS
+_JSONISH = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    raw=st.fixed_dictionaries(
+        {"heat_template_version": st.just("2021-04-16")},
+        optional={"resources": _JSONISH, "parameters": _JSONISH, "outputs": _JSONISH},
+    )
+    | _JSONISH
+    | st.text(max_size=60)
+)
+def test_load_raises_nothing_but_invalid_request(raw: Any) -> None:
+    with contextlib.suppress(InvalidRequest):
+        load_template(raw)
+
+
+# --- dependency graph -------------------------------------------------------------------
+
+
+def graph_template() -> Template:
+    return load_template(
+        hot(
+            {
+                "net": {"type": NONE},
+                "key": {"type": "OS::Heat::RandomString"},
+                "web": server(
+                    name={"list_join": ["-", ["web", {"get_attr": ["key", "value"]}]]},
+                    metadata={"net": {"get_resource": "net"}},
+                ),
+                "db": server(),
+                "lb": {"type": NONE, "depends_on": ["web", "db"]},
+            }
+        )
+    )
+
+
+def test_dependencies_combine_depends_on_and_references_anywhere() -> None:
+    assert graph_template().dependencies() == {
+        "net": set(),
+        "key": set(),
+        "web": {"key", "net"},
+        "db": set(),
+        "lb": {"web", "db"},
+    }
+
+
+def test_required_by_is_the_sorted_reverse() -> None:
+    assert graph_template().required_by() == {
+        "net": ["web"],
+        "key": ["web"],
+        "web": ["lb"],
+        "db": ["lb"],
+        "lb": [],
+    }
+
+
+def test_creation_order_is_waves_sorted_by_name() -> None:
+    assert graph_template().creation_order() == ["db", "key", "net", "web", "lb"]
+
+
+def test_property_references_per_property_and_metadata() -> None:
+    resource = load_template(
+        hot({"a": {"type": NONE}, "b": {"type": NONE, "metadata": {"x": {"get_resource": "a"}}}})
+    ).resources["b"]
+    assert property_references(resource) == {"metadata": {"a"}}
+    assert references(
+        {"x": [{"str_replace": {"template": "$a", "params": {"$a": {"get_attr": ["q", "v"]}}}}]}
+    ) == {"q"}
+
+
+@st.composite
+def dags(draw: st.DrawFn, min_size: int = 1) -> dict[str, set[str]]:
+    size = draw(st.integers(min_size, 12))
+    names = [f"r{i}" for i in range(size)]
+    # Each node may require only nodes drawn before it: always acyclic.
+    return {
+        name: set(draw(st.lists(st.sampled_from(names[:i]), max_size=3))) if i else set()
+        for i, name in enumerate(names)
+    }
+
+
+def as_template(graph: dict[str, set[str]]) -> dict[str, Any]:
+    return hot(
+        {
+            name: {
+                "type": NONE,
+                "properties": {f"p{i}": {"get_resource": r} for i, r in enumerate(sorted(needs))},
+            }
+            for name, needs in graph.items()
+        }
+    )
+
+
+@given(graph=dags())
+def test_creation_order_puts_every_requirement_first_for_any_dag(
+    graph: dict[str, set[str]],
+) -> None:
+    order = load_template(as_template(graph)).creation_order()
+    assert sorted(order) == sorted(graph)
+    for name, needs in graph.items():
+        assert all(order.index(need) < order.index(name) for need in needs)
+
+
+@given(graph=dags(min_size=2), data=st.data())
+def test_any_cycle_is_rejected(graph: dict[str, set[str]], data: st.DataObject) -> None:
+    names = sorted(graph)
+    loop = data.draw(st.lists(st.sampled_from(names), min_size=2, unique=True))
+    for needing, needed in zip(loop, loop[1:] + loop[:1], strict=True):
+        graph[needing].add(needed)
+    with pytest.raises(InvalidRequest, match=r"^Circular Dependency Found: (\w+)( -> \w+)+$"):
+        load_template(as_template(graph))
+    with pytest.raises(InvalidRequest, match=r"^Circular Dependency Found"):
+        topological_order(graph)
+
+
+# --- parameters -------------------------------------------------------------------------
+
+
+PARAMETERS = {
+    "flavor": {"type": "string", "default": "m1.small"},
+    "count": {"type": "number"},
+    "debug": {"type": "boolean", "default": False},
+    "zones": {"type": "comma_delimited_list", "default": "az1,az2"},
+    "extra": {"type": "json", "default": {"k": [1, 2]}},
+}
+
+
+def params_template(**extra: Any) -> Template:
+    return load_template(hot(parameters={**PARAMETERS, **extra}))
+
+
+def test_resolve_parameters_uses_defaults_and_overrides_them() -> None:
+    values = resolve_parameters(params_template(), {"count": 2, "flavor": "m1.big"})
+    assert values == {
+        "flavor": "m1.big",
+        "count": 2,
+        "debug": False,
+        "zones": ["az1", "az2"],
+        "extra": {"k": [1, 2]},
+    }
+
+
+def test_resolve_parameters_requires_a_value_and_a_declaration() -> None:
+    with pytest.raises(InvalidRequest, match=r"^The Parameter \(count\) was not provided\.$"):
+        resolve_parameters(params_template(), {})
+    with pytest.raises(
+        InvalidRequest, match=r"^The Parameter \(size\) was not declared in the template\.$"
+    ):
+        resolve_parameters(params_template(), {"count": 1, "size": 3})
+
+
+CONVERSION_CASES: list[tuple[Any, ...]] = [
+    ("count", "3", 3),
+    ("count", "3.5", 3.5),
+    ("debug", "Yes", True),
+    ("debug", "0", False),
+    ("zones", " a, b ", ["a", "b"]),
+    ("extra", '{"a": [1]}', {"a": [1]}),
+    ("flavor", 7, "7"),
+]
+
+
+def test_resolve_parameters_converts_to_the_declared_type() -> None:
+    for name, value, expected in CONVERSION_CASES:
+        assert resolve_parameters(params_template(), {"count": 1, name: value})[name] == expected
+
+
+WRONG_TYPE_CASES: list[tuple[Any, ...]] = [
+    ("count", "three", "parameters.count: must be a number value"),
+    ("debug", "maybe", "parameters.debug: must be a boolean value"),
+    ("extra", "[1", "parameters.extra: must be a json value"),
+    ("zones", [["a"]], "parameters.zones: must be a comma delimited list value"),
+]
+
+
+def test_resolve_parameters_rejects_values_of_another_type() -> None:
+    for name, value, message in WRONG_TYPE_CASES:
+        with pytest.raises(InvalidRequest, match=f"^{re.escape(message)}$"):
+            resolve_parameters(params_template(), {"count": 1, name: value})
+
+
+CONSTRAINED = {
+    "size": {"type": "number", "constraints": [{"range": {"min": 1, "max": 10}}]},
+    "tier": {"type": "string", "constraints": [{"allowed_values": ["web", "db"]}]},
+    "code": {
+        "type": "string",
+        "constraints": [{"length": {"min": 2, "max": 4}}, {"allowed_pattern": "[a-z]+"}],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"size": 11}, "parameters.size: 11 is out of range (min: 1, max: 10)"),
+        ({"tier": "cache"}, 'parameters.tier: "cache" is not an allowed value [web, db]'),
+        ({"code": "abcde"}, "parameters.code: length 5 is out of range (min: 2, max: 4)"),
+        ({"code": "AB"}, 'parameters.code: "AB" does not match pattern "[a-z]+"'),
+    ],
+)
+def test_resolve_parameters_checks_constraints(given: dict[str, Any], message: str) -> None:
+    template = load_template(hot(parameters=CONSTRAINED))
+    values = {"size": 5, "tier": "web", "code": "ab", **given}
+    with pytest.raises(InvalidRequest, match=f"^{re.escape(message)}$"):
+        resolve_parameters(template, values)
+
+
+DECLARATION_CASES: list[tuple[Any, ...]] = [
+    (
+        {"type": "number", "default": 0, "constraints": [{"range": {"min": 1}}]},
+        "parameters.p.default: 0 is out of range (min: 1, max: None)",
+    ),
+    (
+        {"type": "string", "constraints": [{"range": {"min": 1}}]},
+        "parameters.p.constraints[0].range: does not apply to a string parameter",
+    ),
+    (
+        {"type": "string", "constraints": [{"allowed_pattern": "("}]},
+        "parameters.p.constraints[0].allowed_pattern: invalid pattern",
+    ),
+    ({"type": "text"}, "parameters.p.type: must be one of string, number, boolean"),
+]
+
+
+def test_load_rejects_bad_parameter_declarations() -> None:
+    for parameter, message in DECLARATION_CASES:
+        with pytest.raises(InvalidRequest, match=f"^{re.escape(message)}"):
+            load_template(hot(parameters={"p": parameter}))
+
+
+def test_resolve_parameters_adds_known_pseudo_parameters() -> None:
+    values = resolve_parameters(
+        params_template(), {"count": 1}, pseudo={"OS::stack_name": "web", "other": "x"}
+    )
+    assert values["OS::stack_name"] == "web"
+    assert "other" not in values
+
+
+# --- evaluation -------------------------------------------------------------------------
+
+
+RESOURCES = {
+    "key": ResolvedResource(reference="s3cr3t", attributes={"value": "s3cr3t"}),
+    "web": ResolvedResource(
+        reference="srv-1", attributes={"addresses": {"private": [{"addr": "10.0.0.5"}]}}
+    ),
+}
+
+
+EVALUATION_CASES: list[tuple[Any, ...]] = [
+    ({"get_param": ["extra", "k", 1]}, 2),
+    ({"get_param": ["extra", "k", "7"]}, ""),
+    ({"get_param": ["zones", 0]}, "az1"),
+    ({"get_resource": "web"}, "srv-1"),
+    ({"get_attr": ["web", "addresses", "private", 0, "addr"]}, "10.0.0.5"),
+    ({"get_attr": ["web", "addresses", "public", 0]}, None),
+    ({"get_attr": ["web", "networks"]}, None),
+    (
+        {"list_join": [",", ["a", {"get_param": "count"}], {"get_param": "zones"}]},
+        "a,1,az1,az2",
+    ),
+    (
+        {
+            "str_replace": {
+                "template": "$host:$hostport $host",
+                "params": {"$host": {"get_resource": "web"}, "$hostport": 80},
+            }
+        },
+        "srv-1:80 srv-1",
+    ),
+    ([{"a": {"get_attr": ["key", "value"]}}], [{"a": "s3cr3t"}]),
+]
+
+
+def test_resolve_evaluates_intrinsics() -> None:
+    for value, expected in EVALUATION_CASES:
+        params = resolve_parameters(params_template(), {"count": 1})
+        assert resolve(value, params, RESOURCES) == expected
+
+
+def test_resolve_rejects_resources_not_available_yet() -> None:
+    with pytest.raises(InvalidRequest, match=r"^get_attr: resource 'db' is not available yet$"):
+        resolve({"get_attr": ["db", "name"]}, {}, RESOURCES)
+
+
+def test_static_properties_apply_parameters_and_keep_resource_references() -> None:
+    template = load_template(
+        hot(
+            {
+                "key": {
+                    "type": "OS::Heat::RandomString",
+                    "properties": {"salt": {"get_param": "flavor"}},
+                },
+                "web": server(
+                    flavor={"get_param": "flavor"},
+                    name={
+                        "list_join": [
+                            "-",
+                            [{"get_param": "flavor"}, {"get_attr": ["key", "value"]}],
+                        ]
+                    },
+                    metadata={"zone": {"list_join": ["/", {"get_param": "zones"}]}},
+                ),
+            },
+            PARAMETERS,
+        )
+    )
+    params = resolve_parameters(template, {"count": 1})
+    assert static_properties(template.resources["web"], params) == {
+        "image": "cirros",
+        "flavor": "m1.small",
+        "name": {"list_join": ["-", ["m1.small", {"get_attr": ["key", "value"]}]]},
+        "metadata": {"zone": "az1/az2"},
+    }
+    assert static_properties(template.resources["key"], params) == {
+        "length": 32,
+        "sequence": "lettersdigits",
+        "salt": "m1.small",
+    }
+
+
+def test_resolve_properties_converts_resolved_values_and_names_bad_ones() -> None:
+    template = load_template(
+        hot(
+            {
+                "key": {
+                    "type": "OS::Heat::RandomString",
+                    "properties": {"length": {"get_param": "n"}},
+                }
+            },
+            {"n": {"type": "string"}},
+        )
+    )
+    key = template.resources["key"]
+    assert resolve_properties(key, {"n": "8"}, {})["length"] == 8
+    with pytest.raises(
+        InvalidRequest, match=r"^resources\.key\.properties\.length: must be an integer$"
+    ):
+        resolve_properties(key, {"n": "eight"}, {})
+    with pytest.raises(InvalidRequest, match=r"^resources\.key\.properties\.length: get_param"):
+        resolve_properties(key, {}, {})
+
+
+def test_resolve_properties_leaves_inner_templates_as_written() -> None:
+    inner = hot(
+        {"a": {"type": NONE, "properties": {"x": {"get_param": "p"}}}}, {"p": {"type": "string"}}
+    )
+    template = load_template(
+        hot(
+            {
+                "web": server(),
+                "s": {
+                    "type": "OS::Heat::Stack",
+                    "properties": {"template": inner, "parameters": {"p": {"get_resource": "web"}}},
+                },
+            }
+        )
+    )
+    props = resolve_properties(template.resources["s"], {}, RESOURCES)
+    assert props == {"template": inner, "parameters": {"p": "srv-1"}}
+
+
+def test_every_registered_type_is_found_by_name() -> None:
+    assert all(resource_type(name) is rtype for name, rtype in RESOURCE_TYPES.items())
+    with pytest.raises(InvalidRequest, match=r"^The Resource Type \(X\) could not be found\.$"):
+        resource_type("X")

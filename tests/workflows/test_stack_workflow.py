@@ -1,0 +1,310 @@
+"""StackWorkflow on the time-skipping server: graph walks, mark-unhealthy, lock, rollback."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from temporalio.client import WithStartWorkflowOperation, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.exceptions import ApplicationError
+
+from domain.stacks import (
+    LockLevel,
+    LockStackRequest,
+    MarkResourceRequest,
+    StackAccepted,
+    StackOperationRequest,
+    StackSpec,
+    StackState,
+)
+from store.events import EventRecord
+from store.stacks import StackRecord, StackResourceRecord
+from tests.support.eventually import eventually
+from tests.workflows.support import Harness
+from workflows.search_attributes import warden_attributes
+from workflows.stacks import StackInput
+
+WEB = {
+    "heat_template_version": "2021-04-16",
+    "parameters": {"flavor": {"type": "string", "default": "m1.tiny"}},
+    "resources": {
+        "secret": {"type": "OS::Heat::RandomString", "properties": {"length": 12}},
+        "config": {
+            "type": "OS::Heat::TestResource",
+            "properties": {"value": {"get_attr": ["secret", "value"]}},
+        },
+        "web": {
+            "type": "OS::Nova::Server",
+            "properties": {"image": "cirros", "flavor": {"get_param": "flavor"}},
+            "depends_on": "config",
+        },
+    },
+    "outputs": {
+        "server": {"value": {"get_resource": "web"}},
+        "password": {"value": {"get_attr": ["config", "output"]}},
+    },
+}
+
+
+async def create_stack(
+    h: Harness,
+    template: dict[str, Any],
+    *,
+    parameters: dict[str, Any] | None = None,
+    disable_rollback: bool = True,
+    wait: bool = True,
+) -> tuple[WorkflowHandle[Any, Any], str]:
+    stack_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
+    start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
+        "StackWorkflow",
+        StackInput(
+            state=StackState(
+                spec=StackSpec(stack_id=stack_id, project_id="p1", name="shop"),
+                disable_rollback=disable_rollback,
+            )
+        ),
+        id=f"stack:{stack_id}",
+        task_queue=h.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        search_attributes=warden_attributes("p1", "stack", stack_id, "INIT_COMPLETE"),
+    )
+    await h.env.client.execute_update_with_start_workflow(
+        "create",
+        StackOperationRequest(action_id=action_id, template=template, parameters=parameters),
+        start_workflow_operation=start,
+        id=action_id,
+        result_type=StackAccepted,
+    )
+    handle = h.env.client.get_workflow_handle(f"stack:{stack_id}")
+    h.started.append(handle.id)
+    if wait:
+        await stack_settles(h, stack_id)
+    return handle, stack_id
+
+
+async def stack_settles(h: Harness, stack_id: str) -> StackRecord:
+    async def settled() -> StackRecord | None:
+        rows = h.rows(StackRecord, id=stack_id)
+        return rows[0] if rows and rows[0].status != "IN_PROGRESS" else None
+
+    record: StackRecord = await eventually(settled, timeout=30)
+    return record
+
+
+def resources(h: Harness, stack_id: str) -> dict[str, StackResourceRecord]:
+    return {r.name: r for r in h.rows(StackResourceRecord, stack_id=stack_id)}
+
+
+def rejection(error: WorkflowUpdateFailedError) -> str:
+    cause = error.cause
+    assert isinstance(cause, ApplicationError)
+    return cause.message
+
+
+async def send(handle: WorkflowHandle[Any, Any], name: str, req: Any) -> StackAccepted:
+    result: StackAccepted = await handle.execute_update(name, req, result_type=StackAccepted)
+    return result
+
+
+async def test_create_walks_the_graph_and_resolves_outputs(harness: Harness) -> None:
+    _, stack_id = await create_stack(harness, WEB)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    rows = resources(harness, stack_id)
+    assert {n: f"{r.action}_{r.status}" for n, r in rows.items()} == {
+        "secret": "CREATE_COMPLETE",
+        "config": "CREATE_COMPLETE",
+        "web": "CREATE_COMPLETE",
+    }
+    assert rows["secret"].required_by == ["config"]
+    assert stack.outputs["server"] == rows["web"].physical_id
+    assert len(stack.outputs["password"]) == 12
+    server = harness.cloud.servers[rows["web"].physical_id or ""]
+    assert server.status == "ACTIVE"
+    created = [e.obj_name for e in harness.rows(EventRecord, stack_id=stack_id, status="COMPLETE")]
+    assert created.index("secret") < created.index("config") < created.index("web")
+
+
+async def test_update_replaces_resource_marked_unhealthy(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, WEB)
+    old = resources(harness, stack_id)["web"].physical_id
+    await send(
+        handle,
+        "mark_unhealthy",
+        MarkResourceRequest(resource_name=old or "", mark_unhealthy=True),
+    )
+    marked = resources(harness, stack_id)["web"]
+    assert f"{marked.action}_{marked.status}" == "CHECK_FAILED"
+    assert marked.status_reason == "state changed by resource_mark_unhealthy api"
+
+    await send(handle, "update", StackOperationRequest(existing=True))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    rows = resources(harness, stack_id)
+    assert rows["web"].physical_id not in (None, old)
+    assert old not in harness.cloud.servers
+    assert stack.outputs["server"] == rows["web"].physical_id
+    # Only the marked resource was replaced.
+    assert f"{rows['config'].action}_{rows['config'].status}" == "CREATE_COMPLETE"
+
+
+async def test_mark_false_clears_only_check_failed(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, WEB)
+    await send(
+        handle, "mark_unhealthy", MarkResourceRequest(resource_name="web", mark_unhealthy=False)
+    )
+    assert resources(harness, stack_id)["web"].action == "CREATE"
+    await send(
+        handle,
+        "mark_unhealthy",
+        MarkResourceRequest(
+            resource_name="web", mark_unhealthy=True, resource_status_reason="app says so"
+        ),
+    )
+    assert resources(harness, stack_id)["web"].status_reason == "app says so"
+    await send(
+        handle, "mark_unhealthy", MarkResourceRequest(resource_name="web", mark_unhealthy=False)
+    )
+    row = resources(harness, stack_id)["web"]
+    assert f"{row.action}_{row.status}" == "CHECK_COMPLETE"
+
+
+async def test_mark_unhealthy_while_busy_is_rejected_with_heat_wording(
+    own_harness: Harness,
+) -> None:
+    slow = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "slow": {
+                "type": "OS::Heat::TestResource",
+                "properties": {"action_wait_secs": {"create": 3600}},
+            }
+        },
+    }
+    handle, _ = await create_stack(own_harness, slow, wait=False)
+    with pytest.raises(WorkflowUpdateFailedError) as err:
+        await send(
+            handle, "mark_unhealthy", MarkResourceRequest(resource_name="slow", mark_unhealthy=True)
+        )
+    assert rejection(err.value) == "Stack shop already has an action (CREATE) in progress."
+
+
+async def test_lock_all_locks_servers_and_refuses_everything_else(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, WEB)
+    await send(handle, "lock", LockStackRequest(level=LockLevel.ALL, reason="db maintenance"))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "LOCK_COMPLETE"
+    server_id = resources(harness, stack_id)["web"].physical_id or ""
+    assert harness.cloud.servers[server_id].locked
+    for name, req in [
+        ("update", StackOperationRequest(existing=True)),
+        ("delete", StackOperationRequest()),
+        ("check", StackOperationRequest()),
+        ("mark_unhealthy", MarkResourceRequest(resource_name="web", mark_unhealthy=True)),
+    ]:
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await send(handle, name, req)
+        assert "is locked" in rejection(err.value), name
+    await send(handle, "unlock", StackOperationRequest())
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UNLOCK_COMPLETE"
+    assert not harness.cloud.servers[server_id].locked
+    with pytest.raises(WorkflowUpdateFailedError):
+        await send(handle, "unlock", StackOperationRequest())
+
+
+async def test_failed_create_rolls_back_when_rollback_enabled(harness: Harness) -> None:
+    broken = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "web": {"type": "OS::Nova::Server", "properties": {"image": "cirros", "flavor": "m1"}},
+            "bad": {
+                "type": "OS::Heat::TestResource",
+                "properties": {"fail": True},
+                "depends_on": "web",
+            },
+        },
+    }
+    _, stack_id = await create_stack(harness, broken, disable_rollback=False)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "ROLLBACK_COMPLETE", stack.status_reason
+    assert resources(harness, stack_id) == {}
+    assert harness.cloud.servers == {}
+
+
+async def test_failed_create_without_rollback_keeps_resources_and_reason(harness: Harness) -> None:
+    broken = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "bad": {"type": "OS::Heat::TestResource", "properties": {"fail": True}},
+        },
+    }
+    handle, stack_id = await create_stack(harness, broken)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_FAILED"
+    assert "Test Resource failed bad" in stack.status_reason
+    # The next update replaces the failed resource; with fail off it succeeds.
+    fixed = {**broken, "resources": {"bad": {"type": "OS::Heat::TestResource"}}}
+    await send(handle, "update", StackOperationRequest(template=fixed))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+
+
+async def test_delete_removes_everything_dependents_first(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, WEB)
+    await send(handle, "delete", StackOperationRequest())
+
+    async def gone() -> bool:
+        return not harness.rows(StackRecord, id=stack_id)
+
+    await eventually(gone, timeout=30)
+    assert harness.cloud.servers == {}
+    deleted = [
+        e.obj_name
+        for e in harness.rows(EventRecord, stack_id=stack_id, action="DELETE", status="COMPLETE")
+        if e.obj_type == "resource"
+    ]
+    assert deleted.index("web") < deleted.index("config") < deleted.index("secret")
+
+
+async def test_in_place_update_reaches_dependents_that_read_it(harness: Harness) -> None:
+    template: dict[str, Any] = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "config": {"type": "OS::Heat::TestResource", "properties": {"value": "v1"}},
+            "reader": {
+                "type": "OS::Heat::TestResource",
+                "properties": {"value": {"get_attr": ["config", "output"]}},
+            },
+            "web": {
+                "type": "OS::Nova::Server",
+                "properties": {
+                    "image": "cirros",
+                    "flavor": "m1",
+                    "metadata": {"config": {"get_attr": ["config", "output"]}},
+                },
+            },
+            "bystander": {"type": "OS::Heat::None"},
+        },
+    }
+    handle, stack_id = await create_stack(harness, template)
+    before = resources(harness, stack_id)
+    changed: dict[str, Any] = {**template, "resources": {**template["resources"]}}
+    changed["resources"]["config"] = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": "v2"},
+    }
+    await send(handle, "update", StackOperationRequest(template=changed))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    after = resources(harness, stack_id)
+    # config and reader change in place; the server's metadata cannot: it is replaced.
+    assert after["config"].physical_id == before["config"].physical_id
+    assert after["config"].attributes == {"output": "v2"}
+    assert after["reader"].physical_id == before["reader"].physical_id
+    assert after["reader"].attributes == {"output": "v2"}
+    assert after["web"].physical_id != before["web"].physical_id
+    assert before["web"].physical_id not in harness.cloud.servers
+    assert f"{after['bystander'].action}_{after['bystander'].status}" == "CREATE_COMPLETE"
