@@ -27,7 +27,8 @@ from domain.stacks import (
 from domain.templates import load_template, resolve_parameters
 from store.stacks import StackRecord, find_stacks_named, get_stack
 from workflows.search_attributes import warden_attributes
-from workflows.stacks import StackInput, StackWorkflow
+from workflows.stack_messages import StackInput
+from workflows.stacks import StackWorkflow
 
 
 def stack_workflow_id(stack_id: str) -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import Conflict, InvalidRequest, NotFound
@@ -81,6 +83,8 @@ class ResourceState(BaseModel):
     generation: int = 0
     #: Whether level `all` locked its physical resource.
     locked: bool = False
+    #: Marked unhealthy by a user or app (a nested stack marked so is replaced whole).
+    marked: bool = False
     created_at: datetime
     updated_at: datetime
 
@@ -118,6 +122,8 @@ class StackOperation(BaseModel):
     template: dict[str, Any] | None = None
     parameters: dict[str, Any] | None = None
     lock: StackLock | None = None
+    #: Workflow id of a parent's operation waiting for this one (nested stacks).
+    notify: str | None = None
 
 
 class StackState(BaseModel):
@@ -290,6 +296,7 @@ def mark_resource(
                 "action": StackAction.CHECK,
                 "status": Status.FAILED,
                 "status_reason": reason,
+                "marked": True,
                 "updated_at": at,
             }
         )
@@ -300,6 +307,7 @@ def mark_resource(
             "action": StackAction.CHECK,
             "status": Status.COMPLETE,
             "status_reason": req.resource_status_reason or DEFAULT_UNHEALTHY_REASON,
+            "marked": False,
             "updated_at": at,
         }
     )
@@ -320,13 +328,13 @@ class StackOperationRequest(BaseModel):
     disable_rollback: bool | None = None
     #: PATCH: keep the current template unless one is given, merge parameters.
     existing: bool = False
+    #: Workflow id of a parent's operation waiting for the outcome (nested stacks).
+    notify: str | None = None
 
 
 #: Types the template language knows but this Warden cannot run yet: refused with 400
 #: rather than silently created as nothing.
-NOT_YET_SUPPORTED = frozenset(
-    {"OS::Heat::Stack", "OS::Heat::AutoScalingGroup", "OS::Heat::ScalingPolicy"}
-)
+NOT_YET_SUPPORTED = frozenset({"OS::Heat::AutoScalingGroup", "OS::Heat::ScalingPolicy"})
 
 
 def ensure_supported(template: Template) -> None:
@@ -337,6 +345,15 @@ def ensure_supported(template: Template) -> None:
                 f"resources.{name}.type: The Resource Type ({resource.type}) is not "
                 f"supported by this Warden yet."
             )
+
+
+def template_object(raw: dict[str, Any] | str) -> dict[str, Any]:
+    """A template property (object or YAML/JSON text) as JSON-safe data (dates as text)."""
+    if isinstance(raw, dict):
+        return raw
+    load_template(raw)  # a 400 naming the problem if the text is not a template
+    parsed: dict[str, Any] = json.loads(json.dumps(yaml.safe_load(raw), default=str))
+    return parsed
 
 
 def target_of(
@@ -365,6 +382,7 @@ class LockStackRequest(BaseModel):
     level: LockLevel = LockLevel.ALL
     reason: str = ""
     owner: str = ""
+    notify: str | None = None
 
 
 class StackAccepted(BaseModel):

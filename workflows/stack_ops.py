@@ -24,7 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.projection import ChangeSet, ResourceKey, ResourceSnapshot
     from domain.resource_types import resource_type
     from domain.stack_plan import ChangeKind, CurrentResource, UpdatePlan, plan_update
-    from domain.stacks import LockLevel, ResourceState, StackAction, StackSpec, Status
+    from domain.stacks import ResourceState, StackAction, StackLock, StackSpec, Status
     from domain.templates import (
         ResolvedResource,
         Template,
@@ -35,17 +35,16 @@ with workflow.unsafe.imports_passed_through():
         static_properties,
     )
     from workflows.entity import record
+    from workflows.stack_messages import NESTED_FINISHED, NestedOutcome
     from workflows.stack_records import resource_event, resource_snapshot
     from workflows.stack_resources import (
+        NESTED_STACK,
         Applied,
         ResourceFailed,
-        can_lock,
-        check_resource,
+        act_on_resource,
         create_resource,
         delete_physical,
-        lock_resource,
-        resume_resource,
-        suspend_resource,
+        has_lock_state,
         update_resource,
     )
 
@@ -67,7 +66,8 @@ class StackOpInput(BaseModel):
     old_template: dict[str, Any] = Field(default_factory=dict)
     old_parameters: dict[str, Any] = Field(default_factory=dict)
     resources: dict[str, ResourceState] = Field(default_factory=dict)
-    lock_level: LockLevel | None = None
+    #: The lock being applied (LOCK) — nested stacks get the same one.
+    lock: StackLock | None = None
     timeout_s: int | None = None
 
 
@@ -94,6 +94,23 @@ class StackOperationWorkflow:
         self.required_by: dict[str, list[str]] = {}
         #: Resources created, replaced or updated by this run (their dependents re-resolve).
         self.changed: set[str] = set()
+        #: Nested stacks a check found failed members in: updated in place, not replaced.
+        self.force_update: set[str] = set()
+        self.nested: dict[str, NestedOutcome] = {}
+
+    @workflow.signal(name=NESTED_FINISHED)
+    def nested_finished(self, outcome: NestedOutcome) -> None:
+        """A nested stack's answer to one of this operation's requests."""
+        self.nested[outcome.action_id] = outcome
+
+    async def wait_nested(self, action_id: str) -> NestedOutcome:
+        """The answer to the nested-stack request with this action id."""
+        await workflow.wait_condition(lambda: action_id in self.nested)
+        return self.nested.pop(action_id)
+
+    def parent(self) -> StackSpec:
+        """The stack this operation works on."""
+        return self._spec()
 
     @workflow.signal(name="cancel")
     def cancel(self, reason: str) -> None:
@@ -124,6 +141,14 @@ class StackOperationWorkflow:
         return True
 
     async def _dispatch(self, inp: StackOpInput) -> None:
+        try:
+            await self._dispatch_checked(inp)
+        except InvalidRequest as err:
+            # e.g. a nested stack's template rejecting the parameters it was given:
+            # the operation fails with the reason instead of retrying a workflow task.
+            self._fail(err.message)
+
+    async def _dispatch_checked(self, inp: StackOpInput) -> None:
         if inp.action in (StackAction.CREATE, StackAction.UPDATE, StackAction.ROLLBACK):
             await self._converge(inp)
         elif inp.action == StackAction.DELETE:
@@ -153,16 +178,26 @@ class StackOperationWorkflow:
         await self._clean_up_replaced()
 
     def _current(self) -> dict[str, CurrentResource]:
-        return {
-            r.name: CurrentResource(
+        """Resources as the planner sees them.
+
+        A nested stack that a stack check found failed members in is shown as healthy
+        and updated in place, so only its failed members are replaced; one marked
+        unhealthy by a user is replaced whole (Heat's mark-unhealthy rules).
+        """
+        current = {}
+        for r in self.resources.values():
+            status = r.status.value
+            if r.type == NESTED_STACK and r.state == "CHECK_FAILED" and not r.marked:
+                self.force_update.add(r.name)
+                status = Status.COMPLETE.value
+            current[r.name] = CurrentResource(
                 name=r.name,
                 type=r.type,
                 action=r.action.value,
-                status=r.status.value,
+                status=status,
                 physical_id=r.physical_id,
             )
-            for r in self.resources.values()
-        }
+        return current
 
     async def _converge_one(
         self, tpl: Template, params: dict[str, Any], plan: UpdatePlan, name: str
@@ -171,6 +206,9 @@ class StackOperationWorkflow:
         definition = tpl.resources[name]
         current = self.resources.get(name)
         kind, reason = change.kind, change.reason
+        forced = name in self.force_update and kind == ChangeKind.KEEP
+        if forced:
+            kind, reason = ChangeKind.UPDATE, "nested stack has failed members"
         if kind == ChangeKind.KEEP:
             touched = sorted(tpl.dependencies()[name] & self.changed)
             if not touched or current is None:
@@ -182,7 +220,7 @@ class StackOperationWorkflow:
             return self._failed_before_start(name, definition.type, err.message)
         applied_props = static_properties(definition, params)
         if kind == ChangeKind.UPDATE and current is not None:
-            if change.kind == ChangeKind.KEEP and props == current.resolved:
+            if change.kind == ChangeKind.KEEP and not forced and props == current.resolved:
                 return True  # what it reads changed, but not what it was configured with
             if not self._updatable(definition.type, current.resolved, props):
                 kind = ChangeKind.REPLACE
@@ -235,7 +273,7 @@ class StackOperationWorkflow:
         base = old if replacing and old else fresh
         self._set(base, action, Status.IN_PROGRESS, progress)
         try:
-            applied = await create_resource(self._spec(), name, rtype, props, fresh.resource_id)
+            applied = await create_resource(self, name, rtype, props, fresh.resource_id)
         except ResourceFailed as err:
             if err.physical_id:
                 self.cleanup.append(fresh.model_copy(update={"physical_id": err.physical_id}))
@@ -258,7 +296,7 @@ class StackOperationWorkflow:
     ) -> bool:
         self._set(current, StackAction.UPDATE, Status.IN_PROGRESS, reason)
         try:
-            applied = await update_resource(self._spec(), current, props)
+            applied = await update_resource(self, current, props)
         except ResourceFailed as err:
             return self._set_failed(current, StackAction.UPDATE, err.reason)
         done = self._applied(current, applied).model_copy(
@@ -305,7 +343,7 @@ class StackOperationWorkflow:
         current = self.resources[name]
         self._set(current, StackAction.DELETE, Status.IN_PROGRESS, "state changed")
         try:
-            await delete_physical(current.type, current.physical_id, current.resolved)
+            await delete_physical(self, current.type, current.physical_id, current.resolved)
         except ResourceFailed as err:
             return self._set_failed(current, StackAction.DELETE, err.reason)
         gone = current.model_copy(
@@ -322,7 +360,7 @@ class StackOperationWorkflow:
     async def _clean_up_replaced(self) -> None:
         for old in reversed(self.cleanup):
             try:
-                await delete_physical(old.type, old.physical_id, old.resolved)
+                await delete_physical(self, old.type, old.physical_id, old.resolved)
             except ResourceFailed as err:
                 self._fail(f"Deleting replaced {old.name} ({old.physical_id}) failed: {err.reason}")
                 continue
@@ -334,29 +372,19 @@ class StackOperationWorkflow:
 
     async def _act_on_all(self, inp: StackOpInput) -> None:
         action = inp.action
-        lock_all = inp.lock_level == LockLevel.ALL
-        calls: dict[StackAction, Callable[[ResourceState], Awaitable[None]]] = {
-            StackAction.CHECK: check_resource,
-            StackAction.SUSPEND: suspend_resource,
-            StackAction.RESUME: resume_resource,
-            StackAction.LOCK: lambda r: lock_resource(r, lock_all),
-            StackAction.UNLOCK: lambda r: lock_resource(r, False),
-        }
-        call = calls[action]
+        locking = action in (StackAction.LOCK, StackAction.UNLOCK)
 
         async def step(name: str) -> bool:
             current = self.resources[name]
-            touches_state = action not in (StackAction.LOCK, StackAction.UNLOCK) or can_lock(
-                current
-            )
+            touches_state = not locking or has_lock_state(current)
             if touches_state:
                 self._set(current, action, Status.IN_PROGRESS, "state changed")
             try:
-                await call(current)
+                await act_on_resource(self, current, action, inp.lock)
             except ResourceFailed as err:
                 return self._set_failed(current, action, err.reason) if touches_state else False
             if touches_state:
-                locked = can_lock(current) and action == StackAction.LOCK and lock_all
+                locked = action == StackAction.LOCK
                 done = current.model_copy(update={"locked": locked})
                 self._set(done, action, Status.COMPLETE, "state changed")
             return True
@@ -405,6 +433,7 @@ class StackOperationWorkflow:
                 "action": action,
                 "status": status,
                 "status_reason": reason,
+                "marked": resource.marked and status != Status.COMPLETE,
                 "updated_at": workflow.now(),
             }
         )
@@ -449,8 +478,11 @@ class StackOperationWorkflow:
             await record(_merge(batch), summary=f"record {len(batch)} resource change(s)")
 
     def _outputs(self, inp: StackOpInput) -> dict[str, Any]:
-        tpl = load_template(inp.template or EMPTY_TEMPLATE)
-        params = resolve_parameters(tpl, inp.parameters)
+        try:
+            tpl = load_template(inp.template or EMPTY_TEMPLATE)
+            params = resolve_parameters(tpl, inp.parameters)
+        except InvalidRequest:
+            return {}
         resolved = self._resolved()
         outputs: dict[str, Any] = {}
         for name, output in tpl.outputs.items():

@@ -22,13 +22,22 @@ with workflow.unsafe.imports_passed_through():
     from activities.recovery import RecoveryActivities
     from domain.recovery import RebuildRequest
     from domain.servers import ServerInfo, ServerRequest
-    from domain.stacks import ResourceState, StackSpec
+    from domain.stacks import ResourceState, StackAction, StackLock, StackSpec
     from workflows.cluster_ops import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
     from workflows.entity import failure_reason
+    from workflows.nested_stacks import (
+        NestedContext,
+        NestedFailed,
+        act_on_nested,
+        create_nested,
+        delete_nested,
+        update_nested,
+    )
 
 SERVER = "OS::Nova::Server"
 TEST_RESOURCE = "OS::Heat::TestResource"
 RANDOM_STRING = "OS::Heat::RandomString"
+NESTED_STACK = "OS::Heat::Stack"
 
 _SEQUENCES = {
     "lettersdigits": string.ascii_letters + string.digits,
@@ -87,11 +96,17 @@ async def _wait_for(action: str, props: dict[str, Any]) -> None:
 
 
 async def create_resource(
-    spec: StackSpec, name: str, rtype: str, props: dict[str, Any], resource_id: str
+    ctx: NestedContext, name: str, rtype: str, props: dict[str, Any], resource_id: str
 ) -> Applied:
     """Create the physical resource for `name` (raises ResourceFailed)."""
     if rtype == SERVER:
-        return await _create_server(spec, name, props, resource_id)
+        return await _create_server(ctx.parent(), name, props, resource_id)
+    if rtype == NESTED_STACK:
+        try:
+            attributes = await create_nested(ctx, name, props, resource_id)
+        except NestedFailed as err:
+            raise ResourceFailed(_nested_reason(err), resource_id) from err
+        return Applied(physical_id=resource_id, reference=resource_id, attributes=attributes)
     if rtype == TEST_RESOURCE:
         await _wait_for("create", props)
         if props.get("fail"):
@@ -142,10 +157,23 @@ def _server_applied(info: ServerInfo) -> Applied:
     )
 
 
+def _nested_reason(err: NestedFailed) -> str:
+    status = f" is {err.outcome.stack_status}" if err.outcome.stack_status else ""
+    return f"Nested stack {err.outcome.stack_id}{status}: {err.outcome.reason}"
+
+
 async def update_resource(
-    spec: StackSpec, current: ResourceState, props: dict[str, Any]
+    ctx: NestedContext, current: ResourceState, props: dict[str, Any]
 ) -> Applied:
     """Apply new properties in place (only those the type allows to change)."""
+    if current.type == NESTED_STACK:
+        try:
+            attributes = await update_nested(ctx, current, props)
+        except NestedFailed as err:
+            raise ResourceFailed(_nested_reason(err)) from err
+        return Applied(
+            physical_id=current.physical_id, reference=current.reference, attributes=attributes
+        )
     if current.type == SERVER and current.physical_id:
         if props.get("image") != current.resolved.get("image"):
             pid = current.physical_id
@@ -173,8 +201,16 @@ async def update_resource(
     )
 
 
-async def delete_physical(rtype: str, physical_id: str | None, props: dict[str, Any]) -> None:
+async def delete_physical(
+    ctx: NestedContext, rtype: str, physical_id: str | None, props: dict[str, Any]
+) -> None:
     """Delete a physical resource and wait until it is gone (gone already is fine)."""
+    if rtype == NESTED_STACK and physical_id:
+        try:
+            await delete_nested(ctx, physical_id)
+        except NestedFailed as err:
+            raise ResourceFailed(_nested_reason(err)) from err
+        return
     if rtype == TEST_RESOURCE:
         await _wait_for("delete", props)
         return
@@ -185,39 +221,45 @@ async def delete_physical(rtype: str, physical_id: str | None, props: dict[str, 
     await _call(ComputeActivities.wait_server_deleted, physical_id, timeout_s=30, poll=True)
 
 
-async def check_resource(current: ResourceState) -> None:
-    """Raise ResourceFailed unless the physical resource is as Warden left it."""
+async def act_on_resource(
+    ctx: NestedContext, current: ResourceState, action: StackAction, lock: StackLock | None
+) -> None:
+    """check / suspend / resume / lock / unlock one resource (raises ResourceFailed)."""
+    if current.type == NESTED_STACK and current.physical_id:
+        try:
+            await act_on_nested(ctx, current, action, lock)
+        except NestedFailed as err:
+            failed = f" (failed: {', '.join(err.outcome.failed)})" if err.outcome.failed else ""
+            raise ResourceFailed(_nested_reason(err) + failed) from err
+        return
     if current.type != SERVER:
         return
     if not current.physical_id:
-        raise ResourceFailed("Server was never created")
-    statuses = await _call(ComputeActivities.get_server_statuses, [current.physical_id])
-    status = statuses.statuses.get(current.physical_id)
+        if action == StackAction.CHECK:
+            raise ResourceFailed("Server was never created")
+        return
+    pid = current.physical_id
+    if action == StackAction.CHECK:
+        await _check_server(pid)
+    elif action == StackAction.SUSPEND:
+        await _call(RecoveryActivities.pause_server, pid)
+    elif action == StackAction.RESUME:
+        await _call(RecoveryActivities.unpause_server, pid)
+    elif action == StackAction.LOCK and lock is not None and lock.level.value == "all":
+        await _call(RecoveryActivities.lock_server, pid)
+    elif action in (StackAction.LOCK, StackAction.UNLOCK):
+        await _call(RecoveryActivities.unlock_server, pid)
+
+
+async def _check_server(pid: str) -> None:
+    statuses = await _call(ComputeActivities.get_server_statuses, [pid])
+    status = statuses.statuses.get(pid)
     if status is None:
-        raise ResourceFailed(f"Server {current.physical_id} no longer exists")
+        raise ResourceFailed(f"Server {pid} no longer exists")
     if status.upper() != "ACTIVE":
-        raise ResourceFailed(f"Server {current.physical_id} is {status.upper()}, not ACTIVE")
+        raise ResourceFailed(f"Server {pid} is {status.upper()}, not ACTIVE")
 
 
-async def suspend_resource(current: ResourceState) -> None:
-    """Pause a server; other types have nothing to suspend."""
-    if current.type == SERVER and current.physical_id:
-        await _call(RecoveryActivities.pause_server, current.physical_id)
-
-
-async def resume_resource(current: ResourceState) -> None:
-    """Unpause a server; other types have nothing to resume."""
-    if current.type == SERVER and current.physical_id:
-        await _call(RecoveryActivities.unpause_server, current.physical_id)
-
-
-def can_lock(current: ResourceState) -> bool:
-    """Whether level `all` locks this resource (servers, through the compute API)."""
-    return current.type == SERVER and bool(current.physical_id)
-
-
-async def lock_resource(current: ResourceState, locked: bool) -> None:
-    """Lock or unlock a server through the compute API."""
-    if can_lock(current):
-        activity = RecoveryActivities.lock_server if locked else RecoveryActivities.unlock_server
-        await _call(activity, current.physical_id)
+def has_lock_state(current: ResourceState) -> bool:
+    """Whether lock/unlock change this resource (servers and nested stacks)."""
+    return current.type in (SERVER, NESTED_STACK) and bool(current.physical_id)

@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic import BaseModel, Field
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError, FailureError
 
@@ -35,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.templates import load_template
     from workflows.entity import RecentActions, continue_as_new_due, record, reject, run_child
     from workflows.search_attributes import warden_attributes
+    from workflows.stack_messages import NESTED_FINISHED, NestedOutcome, StackInput
     from workflows.stack_ops import (
         EMPTY_TEMPLATE,
         StackOperationWorkflow,
@@ -62,16 +62,6 @@ _SUMMARY = {
     StackAction.UNLOCK: "unlock stack {name}",
     StackAction.ROLLBACK: "roll back stack {name}",
 }
-
-
-class StackInput(BaseModel):
-    """Start (and continue-as-new) input: everything the workflow knows."""
-
-    state: StackState
-    pending: StackOperation | None = None
-    recent_action_ids: list[str] = Field(default_factory=list)
-    #: Continue-as-new after this many history events (tests); else when suggested.
-    history_limit: int | None = None
 
 
 @workflow.defn(name="StackWorkflow")
@@ -135,7 +125,7 @@ class StackWorkflow:
     @workflow.signal(name="update")
     async def update_signal(self, req: StackOperationRequest) -> None:
         """Signal twin of `update` for apps that talk to Temporal directly."""
-        await self._guard_signal("update", self._accept(StackAction.UPDATE, req))
+        await self._guard_signal("update", self._accept(StackAction.UPDATE, req), req)
 
     @workflow.update(name="delete")
     async def delete(self, req: StackOperationRequest) -> StackAccepted:
@@ -149,7 +139,7 @@ class StackWorkflow:
     @workflow.signal(name="delete")
     async def delete_signal(self, req: StackOperationRequest) -> None:
         """Signal twin of `delete`."""
-        await self._guard_signal("delete", self._accept(StackAction.DELETE, req))
+        await self._guard_signal("delete", self._accept(StackAction.DELETE, req), req)
 
     @workflow.update(name="check")
     async def check(self, req: StackOperationRequest) -> StackAccepted:
@@ -163,7 +153,7 @@ class StackWorkflow:
     @workflow.signal(name="check")
     async def check_signal(self, req: StackOperationRequest) -> None:
         """Signal twin of `check`."""
-        await self._guard_signal("check", self._accept(StackAction.CHECK, req))
+        await self._guard_signal("check", self._accept(StackAction.CHECK, req), req)
 
     @workflow.update(name="suspend")
     async def suspend(self, req: StackOperationRequest) -> StackAccepted:
@@ -177,7 +167,7 @@ class StackWorkflow:
     @workflow.signal(name="suspend")
     async def suspend_signal(self, req: StackOperationRequest) -> None:
         """Signal twin of `suspend`."""
-        await self._guard_signal("suspend", self._accept(StackAction.SUSPEND, req))
+        await self._guard_signal("suspend", self._accept(StackAction.SUSPEND, req), req)
 
     @workflow.update(name="resume")
     async def resume(self, req: StackOperationRequest) -> StackAccepted:
@@ -191,7 +181,7 @@ class StackWorkflow:
     @workflow.signal(name="resume")
     async def resume_signal(self, req: StackOperationRequest) -> None:
         """Signal twin of `resume`."""
-        await self._guard_signal("resume", self._accept(StackAction.RESUME, req))
+        await self._guard_signal("resume", self._accept(StackAction.RESUME, req), req)
 
     @workflow.update(name="lock")
     async def lock(self, req: LockStackRequest) -> StackAccepted:
@@ -208,8 +198,8 @@ class StackWorkflow:
     @workflow.signal(name="lock")
     async def lock_signal(self, req: LockStackRequest) -> None:
         """Signal twin of `lock`."""
-        op = StackOperationRequest(action_id=req.action_id)
-        await self._guard_signal("lock", self._accept(StackAction.LOCK, op, req))
+        op = StackOperationRequest(action_id=req.action_id, notify=req.notify)
+        await self._guard_signal("lock", self._accept(StackAction.LOCK, op, req), req)
 
     @workflow.update(name="unlock")
     async def unlock(self, req: StackOperationRequest) -> StackAccepted:
@@ -224,7 +214,7 @@ class StackWorkflow:
     @workflow.signal(name="unlock")
     async def unlock_signal(self, req: StackOperationRequest) -> None:
         """Signal twin of `unlock`."""
-        await self._guard_signal("unlock", self._accept(StackAction.UNLOCK, req))
+        await self._guard_signal("unlock", self._accept(StackAction.UNLOCK, req), req)
 
     @workflow.update(name="cancel_update")
     async def cancel_update(self, req: StackOperationRequest) -> StackAccepted:
@@ -388,13 +378,33 @@ class StackWorkflow:
             template=template,
             parameters=parameters,
             lock=stack_lock,
+            notify=lock.notify if lock is not None else req.notify,
         )
 
-    async def _guard_signal(self, what: str, handler: Awaitable[StackAccepted]) -> None:
-        """Run a signal twin; a rejection is recorded as an event, never raised."""
+    async def _guard_signal(
+        self,
+        what: str,
+        handler: Awaitable[StackAccepted],
+        request: StackOperationRequest | LockStackRequest | None = None,
+    ) -> None:
+        """Run a signal twin; a rejection is recorded as an event, never raised.
+
+        A parent's operation waiting on this (nested) stack is told of the rejection.
+        """
         try:
             await handler
         except ApplicationError as err:
+            if request is not None and request.notify:
+                await self._notify(
+                    request.notify,
+                    NestedOutcome(
+                        stack_id=self.state.spec.stack_id,
+                        action_id=request.action_id or "",
+                        ok=False,
+                        reason=err.message,
+                        stack_status=self.state.state,
+                    ),
+                )
             workflow.logger.warning(
                 "signal %s to stack %s rejected: %s", what, self.state.spec.stack_id, err.message
             )
@@ -405,11 +415,12 @@ class StackWorkflow:
         self.cancelled = ""
         await record(
             ChangeSet(
+                stacks=[stack_snapshot(self.state)],
                 actions=[
                     stack_action_change(
                         self.state, op.action_id, ACTION_NAMES[op.action], ActionStatus.RUNNING
                     )
-                ]
+                ],
             ),
             summary=f"start {op.action.value}",
         )
@@ -438,7 +449,7 @@ class StackWorkflow:
             old_template=s.template,
             old_parameters=s.parameters,
             resources=s.resources,
-            lock_level=op.lock.level if op.lock else (s.lock.level if s.lock else None),
+            lock=op.lock or s.lock,
             timeout_s=timeout_s,
         )
 
@@ -544,3 +555,25 @@ class StackWorkflow:
             summary=f"finish {action.value}",
         )
         show(self.state)
+        if final and op.notify:
+            failed = sorted(r.name for r in self.state.resources.values() if r.failed)
+            await self._notify(
+                op.notify,
+                NestedOutcome(
+                    stack_id=spec.stack_id,
+                    action_id=op.action_id,
+                    ok=ok and not op_error,
+                    reason=self.state.status_reason,
+                    stack_status=self.state.state,
+                    outputs=self.state.outputs,
+                    failed=failed,
+                    size=len(self.state.resources),
+                ),
+            )
+
+    async def _notify(self, target: str, outcome: NestedOutcome) -> None:
+        """Tell a parent's waiting operation how this nested stack's operation ended."""
+        try:
+            await workflow.get_external_workflow_handle(target).signal(NESTED_FINISHED, outcome)
+        except FailureError as err:
+            workflow.logger.warning("could not tell %s about %s: %s", target, outcome, err)

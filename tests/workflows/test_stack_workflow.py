@@ -24,7 +24,7 @@ from store.stacks import StackRecord, StackResourceRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
 from workflows.search_attributes import warden_attributes
-from workflows.stacks import StackInput
+from workflows.stack_messages import StackInput
 
 WEB = {
     "heat_template_version": "2021-04-16",
@@ -308,3 +308,123 @@ async def test_in_place_update_reaches_dependents_that_read_it(harness: Harness)
     assert after["web"].physical_id != before["web"].physical_id
     assert before["web"].physical_id not in harness.cloud.servers
     assert f"{after['bystander'].action}_{after['bystander'].status}" == "CREATE_COMPLETE"
+
+
+NESTED = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "app": {
+            "type": "OS::Heat::Stack",
+            "properties": {
+                "template": {
+                    "heat_template_version": "2021-04-16",
+                    "parameters": {"greeting": {"type": "string"}},
+                    "resources": {
+                        "vm": {
+                            "type": "OS::Nova::Server",
+                            "properties": {"image": "cirros", "flavor": "m1"},
+                        },
+                        "note": {
+                            "type": "OS::Heat::TestResource",
+                            "properties": {"value": {"get_param": "greeting"}},
+                        },
+                    },
+                    "outputs": {"said": {"value": {"get_attr": ["note", "output"]}}},
+                },
+                "parameters": {"greeting": "hello"},
+            },
+        }
+    },
+    "outputs": {"said": {"value": {"get_attr": ["app", "outputs", "said"]}}},
+}
+
+
+def nested_of(h: Harness, stack_id: str) -> StackRecord:
+    (child,) = h.rows(StackRecord, parent_id=stack_id)
+    assert isinstance(child, StackRecord)
+    return child
+
+
+async def test_nested_stack_is_a_real_stack_with_a_parent(harness: Harness) -> None:
+    _, stack_id = await create_stack(harness, NESTED)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    assert stack.outputs == {"said": "hello"}
+    child = nested_of(harness, stack_id)
+    assert (child.parent_resource, f"{child.action}_{child.status}") == ("app", "CREATE_COMPLETE")
+    assert resources(harness, stack_id)["app"].physical_id == child.id
+    harness.started.append(f"stack:{child.id}")
+    assert set(resources(harness, child.id)) == {"vm", "note"}
+
+
+async def test_check_failed_nested_stack_replaces_only_its_failed_member(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, NESTED)
+    child = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{child.id}")
+    members = resources(harness, child.id)
+    harness.cloud._set(members["vm"].physical_id or "", "SHUTOFF")
+    await send(handle, "check", StackOperationRequest())
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CHECK_FAILED"
+    assert resources(harness, stack_id)["app"].status == "FAILED"
+    assert resources(harness, child.id)["vm"].status == "FAILED"
+
+    await send(handle, "update", StackOperationRequest(existing=True))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    assert nested_of(harness, stack_id).id == child.id  # the same nested stack
+    after = resources(harness, child.id)
+    assert after["vm"].physical_id != members["vm"].physical_id
+    assert after["note"].physical_id == members["note"].physical_id
+
+
+async def test_marked_nested_stack_is_replaced_whole(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, NESTED)
+    old = nested_of(harness, stack_id)
+    old_vm = resources(harness, old.id)["vm"].physical_id
+    harness.started.append(f"stack:{old.id}")
+    await send(
+        handle, "mark_unhealthy", MarkResourceRequest(resource_name="app", mark_unhealthy=True)
+    )
+    await send(handle, "update", StackOperationRequest(existing=True))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    new = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{new.id}")
+    assert new.id != old.id
+    assert old_vm not in harness.cloud.servers
+    assert len(harness.cloud.servers) == 1
+
+
+async def test_lock_reaches_nested_stacks(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, NESTED)
+    child = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{child.id}")
+    await send(handle, "lock", LockStackRequest(level=LockLevel.STACKS))
+    await stack_settles(harness, stack_id)
+    child = nested_of(harness, stack_id)
+    assert f"{child.action}_{child.status}" == "LOCK_COMPLETE"
+    nested = harness.env.client.get_workflow_handle(f"stack:{child.id}")
+    with pytest.raises(WorkflowUpdateFailedError) as err:
+        await send(nested, "update", StackOperationRequest(existing=True))
+    assert "is locked" in rejection(err.value)
+    vm = resources(harness, child.id)["vm"].physical_id or ""
+    assert not harness.cloud.servers[vm].locked  # level stacks leaves servers alone
+    await send(handle, "unlock", StackOperationRequest())
+    await stack_settles(harness, stack_id)
+    assert nested_of(harness, stack_id).action == "UNLOCK"
+
+
+async def test_delete_deletes_nested_stacks(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, NESTED)
+    child = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{child.id}")
+    await send(handle, "delete", StackOperationRequest())
+
+    async def gone() -> bool:
+        return not harness.rows(StackRecord, id=stack_id) and not harness.rows(
+            StackRecord, id=child.id
+        )
+
+    await eventually(gone, timeout=30)
+    assert harness.cloud.servers == {}
