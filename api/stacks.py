@@ -18,6 +18,7 @@ from domain.errors import Conflict, NotFound
 from domain.stacks import (
     LockStackRequest,
     MarkResourceRequest,
+    ResourceSignalRequest,
     StackAccepted,
     StackOperationRequest,
     StackSpec,
@@ -125,7 +126,7 @@ async def send_stack_update(
     temporal: TemporalGateway,
     record: StackRecord,
     update: str,
-    request: StackOperationRequest | LockStackRequest | MarkResourceRequest,
+    request: StackOperationRequest | LockStackRequest | MarkResourceRequest | ResourceSignalRequest,
 ) -> StackAccepted:
     """Send a named update to the stack's workflow; rejections become 409/400/404."""
     client = await temporal.client()

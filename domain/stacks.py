@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -11,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.groups import GroupMember, GroupSpec, group_members, group_template, scaled_size
 from domain.templates import Template, load_template, resolve_parameters
 
 
@@ -124,6 +126,8 @@ class StackOperation(BaseModel):
     lock: StackLock | None = None
     #: Workflow id of a parent's operation waiting for this one (nested stacks).
     notify: str | None = None
+    #: Scaling groups of this stack to resize to these sizes (a scaling signal).
+    group_sizes: dict[str, int] = Field(default_factory=dict)
 
 
 class StackState(BaseModel):
@@ -330,11 +334,13 @@ class StackOperationRequest(BaseModel):
     existing: bool = False
     #: Workflow id of a parent's operation waiting for the outcome (nested stacks).
     notify: str | None = None
+    #: A scaling group's nested stack: resize to this (it picks the victims itself).
+    group: GroupSpec | None = None
 
 
 #: Types the template language knows but this Warden cannot run yet: refused with 400
 #: rather than silently created as nothing.
-NOT_YET_SUPPORTED = frozenset({"OS::Heat::AutoScalingGroup", "OS::Heat::ScalingPolicy"})
+NOT_YET_SUPPORTED: frozenset[str] = frozenset()
 
 
 def ensure_supported(template: Template) -> None:
@@ -356,10 +362,33 @@ def template_object(raw: dict[str, Any] | str) -> dict[str, Any]:
     return parsed
 
 
+def _placeholder_names() -> Callable[[], str]:
+    counter = iter(range(1_000_000))
+    return lambda: f"member-{next(counter)}"
+
+
 def target_of(
-    state: StackState, req: StackOperationRequest
+    state: StackState,
+    req: StackOperationRequest,
+    new_name: Callable[[], str] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The template and parameters a create/update moves the stack to (400 if invalid)."""
+    """The template and parameters a create/update moves the stack to (400 if invalid).
+
+    `new_name` names new scaling-group members (workflows pass one built on
+    `workflow.random()`; validators leave it out and get placeholders).
+    """
+    if req.group is not None:
+        members = [
+            GroupMember(
+                name=r.name,
+                failed=r.failed,
+                created=r.physical_id is not None,
+                created_at=r.created_at,
+            )
+            for r in sorted(state.resources.values(), key=lambda r: (r.created_at, r.name))
+        ]
+        names = group_members(members, req.group.size, new_name or _placeholder_names())
+        return group_template(req.group.member, names), {}
     if req.existing:
         template = req.template if req.template is not None else state.template
         parameters = {**state.parameters, **(req.parameters or {})}
@@ -392,3 +421,71 @@ class StackAccepted(BaseModel):
 
     action_id: str
     stack_status: str
+
+
+# ---- scaling signals ----
+
+SCALING_POLICY = "OS::Heat::ScalingPolicy"
+AUTO_SCALING_GROUP = "OS::Heat::AutoScalingGroup"
+
+
+class ResourceSignalRequest(BaseModel):
+    """`POST …/resources/{resource_name}/signal` as the stack workflow receives it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    resource_name: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class ScalingPlan(BaseModel):
+    """What a scaling signal does: resize `group` from `current` to `size`, or nothing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    policy: str
+    group: str
+    current: int
+    size: int
+    #: Why nothing happens (cooldown, already at a bound); empty when the group resizes.
+    ignored: str = ""
+
+
+def plan_scaling_signal(
+    state: StackState, req: ResourceSignalRequest, now: datetime
+) -> ScalingPlan:
+    """Heat's scaling-policy signal: 409 when busy/locked, 400 for a non-policy, cooldown."""
+    ensure_can_start(state, StackAction.UPDATE)
+    policy = find_resource(state, req.resource_name)
+    if policy.type != SCALING_POLICY:
+        raise InvalidRequest(
+            f"Resource {policy.name} ({policy.type}) of stack {state.spec.name} does not "
+            f"accept signals."
+        )
+    props = policy.resolved
+    target = str(props.get("auto_scaling_group_id", ""))
+    groups = [
+        r
+        for r in state.resources.values()
+        if r.type == AUTO_SCALING_GROUP and target in (r.physical_id, r.name)
+    ]
+    if not groups:
+        raise InvalidRequest(
+            f"Scaling group {target} of policy {policy.name} is not a resource of stack "
+            f"{state.spec.name}."
+        )
+    group = groups[0]
+    current = int(group.attributes.get("current_size", 0))
+    size = scaled_size(props, group.resolved, current)
+    plan = ScalingPlan(policy=policy.name, group=group.name, current=current, size=size)
+    cooldown = int(props.get("cooldown") or group.resolved.get("cooldown") or 0)
+    last = policy.attributes.get("last_adjustment")
+    if last and cooldown and (now - datetime.fromisoformat(last)).total_seconds() < cooldown:
+        return plan.model_copy(update={"ignored": f"in cooldown ({cooldown} s) since {last}"})
+    if size == current:
+        bounds = f"[{group.resolved.get('min_size')}, {group.resolved.get('max_size')}]"
+        return plan.model_copy(
+            update={"ignored": f"{group.name} stays at {current} member(s) (bounds {bounds})"}
+        )
+    return plan

@@ -16,6 +16,7 @@ from temporalio.exceptions import FailureError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from domain.groups import GroupSpec, group_size, group_template
     from domain.stacks import (
         LockStackRequest,
         ResourceState,
@@ -51,6 +52,10 @@ class NestedContext(Protocol):
         """The answer to the request with this action id."""
         ...
 
+    def group_size(self, name: str) -> int | None:
+        """The size a scaling signal asked for this group, if any."""
+        ...
+
 
 def nested_name(parent: StackSpec, resource: str, resource_id: str) -> str:
     """Heat-like name of a nested stack: `<parent>-<resource>-<short id>`."""
@@ -63,10 +68,62 @@ def _settled(outcome: NestedOutcome) -> dict[str, Any]:
     return {"outputs": outcome.outputs}
 
 
+def _group_attributes(outcome: NestedOutcome) -> dict[str, Any]:
+    if not outcome.ok:
+        raise NestedFailed(outcome)
+    refs = dict(sorted(outcome.refs.items()))
+    return {
+        "current_size": outcome.size,
+        "refs": [ref for ref in refs.values() if ref],
+        "refs_map": refs,
+        "outputs": {},
+        "outputs_list": [],
+    }
+
+
+def member_name() -> str:
+    """A new group member's name: a short random id, as Heat names them (replay-safe)."""
+    rnd = workflow.random()
+    return "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(12))
+
+
+async def create_group(
+    ctx: NestedContext, resource: str, props: dict[str, Any], resource_id: str
+) -> dict[str, Any]:
+    """A scaling group: a nested stack of `desired_capacity` (else `min_size`) members."""
+    size = group_size(props, {}, None)
+    template = group_template(props["resource"], [member_name() for _ in range(size)])
+    outcome = await _start_nested(ctx, resource, {"template": template}, resource_id)
+    return _group_attributes(outcome)
+
+
+async def update_group(
+    ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+) -> dict[str, Any]:
+    """Resize and/or re-define the members; the group's nested stack picks the victims."""
+    asked = ctx.group_size(current.name)
+    size = (
+        asked
+        if asked is not None
+        else group_size(props, current.resolved, current.attributes.get("current_size"))
+    )
+    request = StackOperationRequest(
+        existing=True, group=GroupSpec(member=dict(props["resource"]), size=size)
+    )
+    outcome = await ask_nested(ctx, current.physical_id or "", "update", request)
+    return _group_attributes(outcome)
+
+
 async def create_nested(
     ctx: NestedContext, resource: str, props: dict[str, Any], resource_id: str
 ) -> dict[str, Any]:
     """Start the nested stack (its id is the resource id) and wait for its CREATE."""
+    return _settled(await _start_nested(ctx, resource, props, resource_id))
+
+
+async def _start_nested(
+    ctx: NestedContext, resource: str, props: dict[str, Any], resource_id: str
+) -> NestedOutcome:
     parent, now = ctx.parent(), workflow.now()
     action_id = str(workflow.uuid4())
     op = StackOperation(
@@ -108,7 +165,7 @@ async def create_nested(
         )
     except WorkflowAlreadyStartedError:
         workflow.logger.info("nested stack %s already started", resource_id)
-    return _settled(await ctx.wait_nested(action_id))
+    return await ctx.wait_nested(action_id)
 
 
 async def ask_nested(

@@ -41,5 +41,6 @@ class NestedOutcome(BaseModel):
     outputs: dict[str, Any] = Field(default_factory=dict)
     #: Members left FAILED (what a stack check found).
     failed: list[str] = Field(default_factory=list)
-    #: Resources the nested stack has now.
+    #: Resources the nested stack has now, and their physical ids.
     size: int = 0
+    refs: dict[str, str | None] = Field(default_factory=dict)

@@ -38,7 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.stack_messages import NESTED_FINISHED, NestedOutcome
     from workflows.stack_records import resource_event, resource_snapshot
     from workflows.stack_resources import (
-        NESTED_STACK,
+        NESTED_TYPES,
         Applied,
         ResourceFailed,
         act_on_resource,
@@ -68,6 +68,8 @@ class StackOpInput(BaseModel):
     resources: dict[str, ResourceState] = Field(default_factory=dict)
     #: The lock being applied (LOCK) — nested stacks get the same one.
     lock: StackLock | None = None
+    #: Scaling groups to resize (a scaling signal), by resource name.
+    group_sizes: dict[str, int] = Field(default_factory=dict)
     timeout_s: int | None = None
 
 
@@ -111,6 +113,22 @@ class StackOperationWorkflow:
     def parent(self) -> StackSpec:
         """The stack this operation works on."""
         return self._spec()
+
+    def group_size(self, name: str) -> int | None:
+        """The size a scaling signal asked for this group, if any."""
+        return self._inp().group_sizes.get(name)
+
+    def _forced_reason(self, name: str) -> str:
+        size = self.group_size(name)
+        return (
+            f"scaling to {size} member(s)"
+            if size is not None
+            else "nested stack has failed members"
+        )
+
+    def _inp(self) -> StackOpInput:
+        assert self.inp is not None
+        return self.inp
 
     @workflow.signal(name="cancel")
     def cancel(self, reason: str) -> None:
@@ -187,7 +205,13 @@ class StackOperationWorkflow:
         current = {}
         for r in self.resources.values():
             status = r.status.value
-            if r.type == NESTED_STACK and r.state == "CHECK_FAILED" and not r.marked:
+            if r.name in self._inp().group_sizes:
+                self.force_update.add(r.name)
+            if r.type in NESTED_TYPES and r.physical_id and not (r.failed and r.marked):
+                # Nested stacks are always visited: their own update replaces failed
+                # members (a group keeps their names) and is a no-op otherwise.
+                self.force_update.add(r.name)
+            if r.type in NESTED_TYPES and r.state == "CHECK_FAILED" and not r.marked:
                 self.force_update.add(r.name)
                 status = Status.COMPLETE.value
             current[r.name] = CurrentResource(
@@ -208,7 +232,7 @@ class StackOperationWorkflow:
         kind, reason = change.kind, change.reason
         forced = name in self.force_update and kind == ChangeKind.KEEP
         if forced:
-            kind, reason = ChangeKind.UPDATE, "nested stack has failed members"
+            kind, reason = ChangeKind.UPDATE, self._forced_reason(name)
         if kind == ChangeKind.KEEP:
             touched = sorted(tpl.dependencies()[name] & self.changed)
             if not touched or current is None:
@@ -494,8 +518,7 @@ class StackOperationWorkflow:
         return outputs
 
     def _spec(self) -> StackSpec:
-        assert self.inp is not None
-        return self.inp.spec
+        return self._inp().spec
 
 
 def _merge(batch: list[ChangeSet]) -> ChangeSet:

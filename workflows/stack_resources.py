@@ -29,8 +29,10 @@ with workflow.unsafe.imports_passed_through():
         NestedContext,
         NestedFailed,
         act_on_nested,
+        create_group,
         create_nested,
         delete_nested,
+        update_group,
         update_nested,
     )
 
@@ -38,6 +40,10 @@ SERVER = "OS::Nova::Server"
 TEST_RESOURCE = "OS::Heat::TestResource"
 RANDOM_STRING = "OS::Heat::RandomString"
 NESTED_STACK = "OS::Heat::Stack"
+GROUP = "OS::Heat::AutoScalingGroup"
+POLICY = "OS::Heat::ScalingPolicy"
+#: Types whose physical resource is a nested stack with its own workflow.
+NESTED_TYPES = frozenset({NESTED_STACK, GROUP})
 
 _SEQUENCES = {
     "lettersdigits": string.ascii_letters + string.digits,
@@ -101,12 +107,21 @@ async def create_resource(
     """Create the physical resource for `name` (raises ResourceFailed)."""
     if rtype == SERVER:
         return await _create_server(ctx.parent(), name, props, resource_id)
-    if rtype == NESTED_STACK:
+    if rtype in NESTED_TYPES:
+        create = create_nested if rtype == NESTED_STACK else create_group
         try:
-            attributes = await create_nested(ctx, name, props, resource_id)
+            attributes = await create(ctx, name, props, resource_id)
         except NestedFailed as err:
             raise ResourceFailed(_nested_reason(err), resource_id) from err
         return Applied(physical_id=resource_id, reference=resource_id, attributes=attributes)
+    if rtype == POLICY:
+        spec = ctx.parent()
+        url = f"/v1/{spec.project_id}/stacks/{spec.name}/{spec.stack_id}/resources/{name}/signal"
+        return Applied(
+            physical_id=resource_id,
+            reference=resource_id,
+            attributes={"signal_url": url, "alarm_url": url},
+        )
     if rtype == TEST_RESOURCE:
         await _wait_for("create", props)
         if props.get("fail"):
@@ -166,9 +181,10 @@ async def update_resource(
     ctx: NestedContext, current: ResourceState, props: dict[str, Any]
 ) -> Applied:
     """Apply new properties in place (only those the type allows to change)."""
-    if current.type == NESTED_STACK:
+    if current.type in NESTED_TYPES:
+        update = update_nested if current.type == NESTED_STACK else update_group
         try:
-            attributes = await update_nested(ctx, current, props)
+            attributes = await update(ctx, current, props)
         except NestedFailed as err:
             raise ResourceFailed(_nested_reason(err)) from err
         return Applied(
@@ -205,7 +221,7 @@ async def delete_physical(
     ctx: NestedContext, rtype: str, physical_id: str | None, props: dict[str, Any]
 ) -> None:
     """Delete a physical resource and wait until it is gone (gone already is fine)."""
-    if rtype == NESTED_STACK and physical_id:
+    if rtype in NESTED_TYPES and physical_id:
         try:
             await delete_nested(ctx, physical_id)
         except NestedFailed as err:
@@ -225,7 +241,7 @@ async def act_on_resource(
     ctx: NestedContext, current: ResourceState, action: StackAction, lock: StackLock | None
 ) -> None:
     """check / suspend / resume / lock / unlock one resource (raises ResourceFailed)."""
-    if current.type == NESTED_STACK and current.physical_id:
+    if current.type in NESTED_TYPES and current.physical_id:
         try:
             await act_on_nested(ctx, current, action, lock)
         except NestedFailed as err:
@@ -262,4 +278,4 @@ async def _check_server(pid: str) -> None:
 
 def has_lock_state(current: ResourceState) -> bool:
     """Whether lock/unlock change this resource (servers and nested stacks)."""
-    return current.type in (SERVER, NESTED_STACK) and bool(current.physical_id)
+    return (current.type == SERVER or current.type in NESTED_TYPES) and bool(current.physical_id)

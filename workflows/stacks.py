@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.stacks import (
         LockStackRequest,
         MarkResourceRequest,
+        ResourceSignalRequest,
         StackAccepted,
         StackAction,
         StackLock,
@@ -29,10 +30,12 @@ with workflow.unsafe.imports_passed_through():
         ensure_can_start,
         ensure_can_unlock,
         mark_resource,
+        plan_scaling_signal,
         target_of,
     )
     from domain.templates import load_template
     from workflows.entity import RecentActions, continue_as_new_due, record, reject, run_child
+    from workflows.nested_stacks import member_name
     from workflows.search_attributes import warden_attributes
     from workflows.stack_messages import NESTED_FINISHED, NestedOutcome, StackInput
     from workflows.stack_ops import (
@@ -238,6 +241,57 @@ class StackWorkflow:
     def validate_cancel_update(self, req: StackOperationRequest) -> None:
         self._check_or_raise(lambda: ensure_can_cancel_update(self.state))
 
+    # ---- scaling signals (`POST …/resources/{policy}/signal`) ----
+
+    @workflow.update(name="signal")
+    async def signal(self, req: ResourceSignalRequest) -> StackAccepted:
+        """A scaling policy fired: resize its group (refused while busy or locked)."""
+        return await self._signal_resource(req)
+
+    @signal.validator
+    def validate_signal(self, req: ResourceSignalRequest) -> None:
+        if req.action_id not in self.recent:
+            self._check_or_raise(lambda: plan_scaling_signal(self.state, req, workflow.now()))
+
+    @workflow.signal(name="signal")
+    async def signal_signal(self, req: ResourceSignalRequest) -> None:
+        """Signal twin of `signal` (an alarm or app scaling the group directly)."""
+        await self._guard_signal("signal", self._signal_resource(req))
+
+    async def _signal_resource(self, req: ResourceSignalRequest) -> StackAccepted:
+        async with self.mutex:
+            action_id = req.action_id or str(workflow.uuid4())
+            if action_id in self.recent:
+                return StackAccepted(action_id=action_id, stack_status=self.state.state)
+            now = workflow.now()
+            plan = self._checked(lambda: plan_scaling_signal(self.state, req, now))
+            self.recent.add(action_id)
+            policy = self.state.resources[plan.policy]
+            if plan.ignored:
+                event = resource_event(
+                    self.state.spec, policy, f"Signal ignored: {plan.ignored}", action_id
+                )
+                await record(ChangeSet(events=[event]), summary="scaling signal ignored")
+                return StackAccepted(action_id=action_id, stack_status=self.state.state)
+            stamped = policy.model_copy(
+                update={"attributes": {**policy.attributes, "last_adjustment": now.isoformat()}}
+            )
+            self.state = self.state.model_copy(
+                update={"resources": {**self.state.resources, stamped.name: stamped}}
+            )
+            op = StackOperation(
+                action_id=action_id,
+                action=StackAction.UPDATE,
+                template=self.state.template,
+                parameters=self.state.parameters,
+                group_sizes={plan.group: plan.size},
+            )
+            reason = (
+                f"Stack UPDATE started: signal to {plan.policy} resizes {plan.group} "
+                f"from {plan.current} to {plan.size}"
+            )
+            return await self._start(op, StackOperationRequest(action_id=action_id), reason)
+
     # ---- mark unhealthy: inline, no child ----
 
     @workflow.update(name="mark_unhealthy")
@@ -320,42 +374,50 @@ class StackWorkflow:
                 self._validate(action, req)  # state may have moved since the validator ran
             self.recent.add(action_id)
             op = self._plan(action, action_id, req, lock)
-            now = workflow.now()
-            self.state = self.state.model_copy(
-                update={
-                    "action": action,
-                    "status": Status.IN_PROGRESS,
-                    "status_reason": f"Stack {action.value} started",
-                    "busy": op,
-                    "created_at": self.state.created_at or now,
-                    "updated_at": now,
-                    "lock": op.lock or self.state.lock,
-                    "timeout_mins": req.timeout_mins or self.state.timeout_mins,
-                    "disable_rollback": self.state.disable_rollback
-                    if req.disable_rollback is None
-                    else req.disable_rollback,
-                }
-            )
-            inputs = {"parameters": op.parameters} if op.parameters is not None else {}
-            await record(
-                ChangeSet(
-                    stacks=[stack_snapshot(self.state)],
-                    actions=[
-                        stack_action_change(
-                            self.state,
-                            action_id,
-                            ACTION_NAMES[action],
-                            ActionStatus.READY,
-                            inputs=inputs,
-                        )
-                    ],
-                    events=[stack_event(self.state, self.state.status_reason, action_id)],
-                ),
-                summary=f"accept {action.value}",
-            )
-            show(self.state)
-            self.pending = op
-            return StackAccepted(action_id=action_id, stack_status=self.state.state)
+            return await self._start(op, req, f"Stack {action.value} started")
+
+    async def _start(
+        self, op: StackOperation, req: StackOperationRequest, reason: str
+    ) -> StackAccepted:
+        """Mark the stack busy with `op`, write that down, and hand it to the main loop."""
+        action, action_id, now = op.action, op.action_id, workflow.now()
+        self.state = self.state.model_copy(
+            update={
+                "action": action,
+                "status": Status.IN_PROGRESS,
+                "status_reason": reason,
+                "busy": op,
+                "created_at": self.state.created_at or now,
+                "updated_at": now,
+                "lock": op.lock or self.state.lock,
+                "timeout_mins": req.timeout_mins or self.state.timeout_mins,
+                "disable_rollback": self.state.disable_rollback
+                if req.disable_rollback is None
+                else req.disable_rollback,
+            }
+        )
+        inputs: dict[str, Any] = {"parameters": op.parameters} if op.parameters is not None else {}
+        if op.group_sizes:
+            inputs["group_sizes"] = op.group_sizes
+        await record(
+            ChangeSet(
+                stacks=[stack_snapshot(self.state)],
+                actions=[
+                    stack_action_change(
+                        self.state,
+                        action_id,
+                        ACTION_NAMES[action],
+                        ActionStatus.READY,
+                        inputs=inputs,
+                    )
+                ],
+                events=[stack_event(self.state, reason, action_id)],
+            ),
+            summary=f"accept {action.value}",
+        )
+        show(self.state)
+        self.pending = op
+        return StackAccepted(action_id=action_id, stack_status=self.state.state)
 
     def _plan(
         self,
@@ -366,7 +428,7 @@ class StackWorkflow:
     ) -> StackOperation:
         template = parameters = None
         if action in (StackAction.CREATE, StackAction.UPDATE):
-            template, parameters = target_of(self.state, req)
+            template, parameters = target_of(self.state, req, member_name)
         stack_lock = None
         if lock is not None:
             stack_lock = StackLock(
@@ -450,6 +512,7 @@ class StackWorkflow:
             old_parameters=s.parameters,
             resources=s.resources,
             lock=op.lock or s.lock,
+            group_sizes=op.group_sizes,
             timeout_s=timeout_s,
         )
 
@@ -568,6 +631,7 @@ class StackWorkflow:
                     outputs=self.state.outputs,
                     failed=failed,
                     size=len(self.state.resources),
+                    refs={r.name: r.physical_id for r in self.state.resources.values()},
                 ),
             )
 

@@ -38,7 +38,12 @@ from api.stacks import (
     validated_template,
 )
 from domain.errors import NotFound
-from domain.stacks import LockStackRequest, MarkResourceRequest, StackOperationRequest
+from domain.stacks import (
+    LockStackRequest,
+    MarkResourceRequest,
+    ResourceSignalRequest,
+    StackOperationRequest,
+)
 from store.events import list_events
 from store.stacks import (
     StackRecord,
@@ -263,6 +268,29 @@ async def mark_resource_route(
         resource_status_reason=body.resource_status_reason,
     )
     await send_stack_update(temporal, record, "mark_unhealthy", request)
+    return Response(status_code=status.HTTP_200_OK)
+
+
+@router.post(
+    "/{stack_name}/{stack_id}/resources/{resource_name}/signal", status_code=status.HTTP_200_OK
+)
+async def signal_resource_route(
+    project_id: ProjectId,
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    stack_name: StackName,
+    stack_id: StackId,
+    resource_name: ResourceName,
+    body: Annotated[dict[str, Any] | None, Body()] = None,
+) -> Response:
+    """Signal a scaling policy: its group resizes (409 while the stack is busy or locked)."""
+    same_project(caller, project_id)
+    record = await find_stack(db, caller, stack_name, stack_id)
+    request = ResourceSignalRequest(
+        action_id=new_action_id(), resource_name=resource_name, details=body or {}
+    )
+    await send_stack_update(temporal, record, "signal", request)
     return Response(status_code=status.HTTP_200_OK)
 
 

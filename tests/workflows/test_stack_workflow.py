@@ -14,6 +14,7 @@ from domain.stacks import (
     LockLevel,
     LockStackRequest,
     MarkResourceRequest,
+    ResourceSignalRequest,
     StackAccepted,
     StackOperationRequest,
     StackSpec,
@@ -428,3 +429,102 @@ async def test_delete_deletes_nested_stacks(harness: Harness) -> None:
 
     await eventually(gone, timeout=30)
     assert harness.cloud.servers == {}
+
+
+GROUP = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "asg": {
+            "type": "OS::Heat::AutoScalingGroup",
+            "properties": {
+                "min_size": 1,
+                "max_size": 3,
+                "desired_capacity": 2,
+                "resource": {
+                    "type": "OS::Nova::Server",
+                    "properties": {"image": "cirros", "flavor": "m1"},
+                },
+            },
+        },
+        "up": {
+            "type": "OS::Heat::ScalingPolicy",
+            "properties": {
+                "auto_scaling_group_id": {"get_resource": "asg"},
+                "adjustment_type": "change_in_capacity",
+                "scaling_adjustment": 1,
+            },
+        },
+        "down": {
+            "type": "OS::Heat::ScalingPolicy",
+            "properties": {
+                "auto_scaling_group_id": {"get_resource": "asg"},
+                "adjustment_type": "change_in_capacity",
+                "scaling_adjustment": -1,
+            },
+        },
+    },
+    "outputs": {"size": {"value": {"get_attr": ["asg", "current_size"]}}},
+}
+
+
+async def test_scaling_group_grows_and_sheds_failed_member_first(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, GROUP)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    assert stack.outputs == {"size": 2}
+    group = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{group.id}")
+
+    await send(handle, "signal", ResourceSignalRequest(resource_name="up"))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    members = resources(harness, group.id)
+    assert len(members) == 3 and len(harness.cloud.servers) == 3
+    # At max_size another "up" changes nothing.
+    await send(handle, "signal", ResourceSignalRequest(resource_name="up"))
+    assert len(resources(harness, group.id)) == 3
+
+    newest = max(members.values(), key=lambda r: (r.created_at, r.name)).name
+    nested = harness.env.client.get_workflow_handle(f"stack:{group.id}")
+    await send(
+        nested, "mark_unhealthy", MarkResourceRequest(resource_name=newest, mark_unhealthy=True)
+    )
+    await send(handle, "signal", ResourceSignalRequest(resource_name="down"))
+    await stack_settles(harness, stack_id)
+    remaining = resources(harness, group.id)
+    assert newest not in remaining and len(remaining) == 2
+    assert (await stack_settles(harness, stack_id)).outputs == {"size": 2}
+
+
+async def test_failed_group_member_is_replaced_keeping_its_name(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, GROUP)
+    group = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{group.id}")
+    before = resources(harness, group.id)
+    victim = sorted(before)[0]
+    nested = harness.env.client.get_workflow_handle(f"stack:{group.id}")
+    await send(
+        nested, "mark_unhealthy", MarkResourceRequest(resource_name=victim, mark_unhealthy=True)
+    )
+    await send(handle, "update", StackOperationRequest(existing=True))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    after = resources(harness, group.id)
+    assert set(after) == set(before)
+    assert after[victim].physical_id != before[victim].physical_id
+    (other,) = set(before) - {victim}
+    assert after[other].physical_id == before[other].physical_id
+
+
+async def test_scaling_signal_is_refused_while_locked(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, GROUP)
+    group = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{group.id}")
+    await send(handle, "lock", LockStackRequest(level=LockLevel.STACKS))
+    await stack_settles(harness, stack_id)
+    with pytest.raises(WorkflowUpdateFailedError) as err:
+        await send(handle, "signal", ResourceSignalRequest(resource_name="up"))
+    assert "is locked" in rejection(err.value)
+    with pytest.raises(WorkflowUpdateFailedError) as err:
+        await send(handle, "signal", ResourceSignalRequest(resource_name="asg"))
+    assert len(resources(harness, group.id)) == 2
