@@ -7,6 +7,7 @@ locked, lock level `all` locking servers at the compute API, and bad input as 40
 
 from __future__ import annotations
 
+import signal
 import uuid
 from typing import Any
 
@@ -18,6 +19,7 @@ from config import Settings
 from tests.integration.conftest import Warden
 from tests.integration.test_platform import sim_servers
 from tests.support.eventually import eventually
+from tests.support.processes import wait_http
 from tests.support.simcloud_server import SimControl
 
 pytestmark = pytest.mark.integration
@@ -284,3 +286,141 @@ async def test_other_project_and_reader_are_refused(warden: Warden) -> None:
     async with warden.client("it-reader") as reader:
         assert (await reader.get(url)).status_code == 200
         assert (await reader.patch(url, json={})).status_code == 403
+
+
+GROUP_TEMPLATE = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "app": {
+            "type": "OS::Heat::Stack",
+            "properties": {
+                "template": {
+                    "heat_template_version": "2021-04-16",
+                    "resources": {"note": {"type": "OS::Heat::TestResource"}},
+                }
+            },
+        },
+        "asg": {
+            "type": "OS::Heat::AutoScalingGroup",
+            "properties": {
+                "min_size": 1,
+                "max_size": 3,
+                "desired_capacity": 2,
+                "resource": {
+                    "type": "OS::Nova::Server",
+                    "properties": {"image": "cirros", "flavor": "m1.tiny"},
+                },
+            },
+        },
+        "down": {
+            "type": "OS::Heat::ScalingPolicy",
+            "properties": {
+                "auto_scaling_group_id": {"get_resource": "asg"},
+                "adjustment_type": "change_in_capacity",
+                "scaling_adjustment": -1,
+            },
+        },
+    },
+}
+
+
+async def test_nested_stacks_and_group_scale_down_removes_failed_member_first(
+    warden: Warden,
+) -> None:
+    async with warden.client() as api:
+        name, url = await create_stack(api, GROUP_TEMPLATE)
+        stack = await settled(api, url)
+        assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+        top = {s["stack_name"] for s in (await api.get(BASE)).json()["stacks"]}
+        everything = (await api.get(BASE, params={"show_nested": "true"})).json()["stacks"]
+        nested = [s for s in everything if s["parent"] == stack["id"]]
+        assert name in top and len(nested) == 2
+        assert not {s["stack_name"] for s in nested} & top
+
+        deep = (await api.get(f"{url}/resources", params={"nested_depth": 1})).json()
+        members = [r for r in deep["resources"] if r["resource_type"] == "OS::Nova::Server"]
+        assert len(members) == 2 and all(r["stack_id"] != stack["id"] for r in members)
+        group = next(s for s in nested if s["id"] == members[0]["stack_id"])
+        group_url = f"{BASE}/{group['stack_name']}/{group['id']}"
+
+        # Mark the younger member unhealthy in the group's own stack, then scale down.
+        victim = max(members, key=lambda r: (r["creation_time"], r["resource_name"]))
+        marked = await api.patch(
+            f"{group_url}/resources/{victim['resource_name']}", json={"mark_unhealthy": True}
+        )
+        assert marked.status_code == 200
+        assert (await api.post(f"{url}/resources/down/signal")).status_code == 200
+        stack = await settled(api, url)
+        assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
+        left = [r["resource_name"] for r in (await resources(api, group_url)).values()]
+        assert victim["resource_name"] not in left and len(left) == 1
+        assert victim["physical_resource_id"] not in await sim_servers(warden)
+
+        not_a_policy = await api.post(f"{url}/resources/app/signal")
+        assert not_a_policy.status_code == 400
+        lock = await api.post(f"{url}/actions", json={"lock": {"level": "stacks"}})
+        assert lock.status_code == 200
+        assert (await settled(api, url))["stack_status"] == "LOCK_COMPLETE"
+        assert (await api.get(group_url)).json()["stack"]["stack_status"] == "LOCK_COMPLETE"
+        assert (await api.post(f"{url}/resources/down/signal")).status_code == 409
+        assert (await api.patch(group_url, json={})).status_code == 409
+        assert (await api.post(f"{url}/actions", json={"unlock": None})).status_code == 200
+        await settled(api, url)
+        assert (await api.delete(url)).status_code == 204
+
+        async def all_gone() -> bool:
+            listed = (await api.get(BASE, params={"show_nested": "true"})).json()["stacks"]
+            return not any(s["id"] == stack["id"] or s["parent"] == stack["id"] for s in listed)
+
+        await eventually(all_gone, timeout=60, what="stack and nested stacks deleted")
+
+
+async def stack_servers(warden: Warden, stack_id: str) -> list[str]:
+    settings = Settings(simcloud_port=int(warden.env["WARDEN_SIMCLOUD_PORT"]))
+    async with CloudSession(CloudConfig.from_settings(settings)) as cloud:
+        return [
+            s.status
+            for s in await cloud.compute.list_servers()
+            if s.metadata.get("warden_stack") == stack_id
+        ]
+
+
+async def test_create_survives_worker_kill_and_flaky_cloud_without_duplicates(
+    warden: Warden,
+) -> None:
+    servers = {
+        f"vm{i}": {
+            "type": "OS::Nova::Server",
+            "properties": {"image": "cirros", "flavor": "m1.tiny"},
+        }
+        for i in range(5)
+    }
+    template = {"heat_template_version": "2021-04-16", "resources": servers}
+    async with warden.client() as api, httpx.AsyncClient(base_url=warden.simcloud_url) as sim:
+        control = SimControl(sim)
+        await control.api_faults(error_rate=0.3, latency_ms=300)
+        try:
+            _, url = await create_stack(api, template)
+            worker = warden.procs["worker"]
+            worker.stop(signal.SIGKILL)
+            worker.start()
+            wait_http(warden.worker_health_url, worker)
+            stack = await eventually(
+                lambda: _settled_once(api, url), timeout=120, what="create after worker kill"
+            )
+        finally:
+            await control.api_faults(error_rate=0)
+        assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+        assert await stack_servers(warden, stack["id"]) == ["ACTIVE"] * 5
+        assert (await api.delete(url)).status_code == 204
+
+        async def gone() -> bool:
+            return (await api.get(url)).status_code == 404
+
+        await eventually(gone, timeout=60, what="stack deleted")
+        assert await stack_servers(warden, stack["id"]) == []
+
+
+async def _settled_once(api: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
+    stack: dict[str, Any] = (await api.get(url)).json()["stack"]
+    return None if stack["stack_status"].endswith("IN_PROGRESS") else stack
