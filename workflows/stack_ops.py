@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.stack_records import resource_event, resource_snapshot
     from workflows.stack_resources import (
         NESTED_TYPES,
+        PURE_TYPES,
         Applied,
         ResourceFailed,
         act_on_resource,
@@ -99,6 +100,8 @@ class StackOperationWorkflow:
         #: Nested stacks a check found failed members in: updated in place, not replaced.
         self.force_update: set[str] = set()
         self.nested: dict[str, NestedOutcome] = {}
+        #: Steps running now, by resource name (cancel stops the pure waits among them).
+        self.waiting: dict[str, asyncio.Task[bool]] = {}
 
     @workflow.signal(name=NESTED_FINISHED)
     def nested_finished(self, outcome: NestedOutcome) -> None:
@@ -132,8 +135,19 @@ class StackOperationWorkflow:
 
     @workflow.signal(name="cancel")
     def cancel(self, reason: str) -> None:
-        """cancel_update: start nothing new; running steps finish."""
-        self._fail(reason or "Stack UPDATE cancelled")
+        """cancel_update: start nothing new and stop the steps that only wait."""
+        self._stop(reason or "Stack UPDATE cancelled")
+
+    def _stop(self, reason: str) -> None:
+        """Fail the operation now: nothing new starts; pure waits are cancelled.
+
+        Steps with a cloud side (a server being created) finish, so Warden always
+        knows the physical resource they made and nothing is orphaned.
+        """
+        self._fail(reason)
+        for name, task in list(self.waiting.items()):
+            if self.resources[name].type in PURE_TYPES:
+                task.cancel()
 
     @workflow.run
     async def run(self, inp: StackOpInput) -> StackOpResult:
@@ -144,7 +158,7 @@ class StackOperationWorkflow:
         if inp.timeout_s:
             timed_out = not await self._wait(work, inp.timeout_s)
             if timed_out:
-                self._fail(f"Stack {inp.action.value} timed out after {inp.timeout_s} s")
+                self._stop(f"Stack {inp.action.value} timed out after {inp.timeout_s} s")
         await work
         outputs = self._outputs(inp) if inp.action != StackAction.DELETE else {}
         self.closing = True
@@ -436,7 +450,17 @@ class StackOperationWorkflow:
                 done[name].set_result(False)
                 return
             async with self.limit:
-                done[name].set_result(await step(name))
+                task = asyncio.create_task(step(name))
+                self.waiting[name] = task
+                try:
+                    done[name].set_result(await task)
+                except asyncio.CancelledError:
+                    current = self.resources[name]
+                    done[name].set_result(
+                        self._set_failed(current, current.action, f"{self.error}: step stopped")
+                    )
+                finally:
+                    self.waiting.pop(name, None)
 
         await asyncio.gather(*(one(n) for n in order))
 

@@ -44,6 +44,8 @@ GROUP = "OS::Heat::AutoScalingGroup"
 POLICY = "OS::Heat::ScalingPolicy"
 #: Types whose physical resource is a nested stack with its own workflow.
 NESTED_TYPES = frozenset({NESTED_STACK, GROUP})
+#: Types with no cloud side: a step of theirs can be stopped at any point.
+PURE_TYPES = frozenset({"OS::Heat::None", RANDOM_STRING, TEST_RESOURCE, POLICY})
 
 _SEQUENCES = {
     "lettersdigits": string.ascii_letters + string.digits,

@@ -528,3 +528,48 @@ async def test_scaling_signal_is_refused_while_locked(harness: Harness) -> None:
     with pytest.raises(WorkflowUpdateFailedError) as err:
         await send(handle, "signal", ResourceSignalRequest(resource_name="asg"))
     assert len(resources(harness, group.id)) == 2
+
+
+async def test_cancel_update_stops_waits_and_rolls_back(own_harness: Harness) -> None:
+    h = own_harness
+    base: dict[str, Any] = {
+        "heat_template_version": "2021-04-16",
+        "resources": {"first": {"type": "OS::Heat::TestResource", "properties": {"value": "a"}}},
+    }
+    handle, stack_id = await create_stack(h, base)
+    slow = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "first": {
+                "type": "OS::Heat::TestResource",
+                "properties": {"value": "b", "action_wait_secs": {"update": 3600}},
+            },
+            "second": {"type": "OS::Heat::TestResource", "depends_on": "first"},
+        },
+    }
+    await send(handle, "update", StackOperationRequest(template=slow))
+    with pytest.raises(WorkflowUpdateFailedError):
+        await send(handle, "suspend", StackOperationRequest())
+    await send(handle, "cancel_update", StackOperationRequest())
+    stack = await stack_settles(h, stack_id)
+    assert f"{stack.action}_{stack.status}" == "ROLLBACK_COMPLETE", stack.status_reason
+    rows = resources(h, stack_id)
+    assert set(rows) == {"first"}
+    assert rows["first"].attributes == {"output": "a"}
+    with pytest.raises(WorkflowUpdateFailedError):
+        await send(handle, "cancel_update", StackOperationRequest())
+
+
+async def test_suspend_pauses_servers_and_resume_unpauses(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, WEB)
+    with pytest.raises(WorkflowUpdateFailedError):
+        await send(handle, "resume", StackOperationRequest())
+    await send(handle, "suspend", StackOperationRequest())
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "SUSPEND_COMPLETE"
+    server = resources(harness, stack_id)["web"].physical_id or ""
+    assert harness.cloud.servers[server].status == "PAUSED"
+    await send(handle, "resume", StackOperationRequest())
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "RESUME_COMPLETE"
+    assert harness.cloud.servers[server].status == "ACTIVE"
