@@ -11,7 +11,7 @@ and resources gone from the template, are deleted at the end, dependents first.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from typing import Any
 
@@ -435,7 +435,7 @@ class StackOperationWorkflow:
         self,
         order: list[str],
         waits: dict[str, set[str]],
-        step: Callable[[str], Awaitable[bool]],
+        step: Callable[[str], Coroutine[Any, Any, bool]],
     ) -> None:
         """Run `step` on every name once everything it waits for has succeeded."""
         loop = asyncio.get_running_loop()
@@ -450,7 +450,7 @@ class StackOperationWorkflow:
                 done[name].set_result(False)
                 return
             async with self.limit:
-                task = asyncio.create_task(step(name))
+                task: asyncio.Task[bool] = asyncio.create_task(step(name))
                 self.waiting[name] = task
                 try:
                     done[name].set_result(await task)
