@@ -1,0 +1,116 @@
+"""Replay saved histories against today's workflow code (STYLE.md: workflow.patched + replay).
+
+A change that would break workflows already running in production makes one of
+these replays fail in `make test`. When a change is intended, guard it with
+`workflow.patched("<change-id>")` so old histories still replay, and record fresh
+histories with `WARDEN_RECORD_HISTORIES=1 uv run pytest tests/workflows/test_replay.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from temporalio.client import WorkflowExecutionStatus, WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+
+from domain.clusters import ClusterOperationRequest
+from domain.lifecycle import LifecycleNote
+from domain.stacks import LockLevel, LockStackRequest, MarkResourceRequest, StackOperationRequest
+from store.actions import ActionRecord
+from tests.workflows.support import Harness
+from tests.workflows.test_scale_in_workflow import hooked_cluster, scale_in, waiting_tokens
+from tests.workflows.test_stack_workflow import (
+    GROUP,
+    NESTED,
+    WEB,
+    create_stack,
+    send,
+    stack_settles,
+)
+from worker.registry import WORKFLOWS
+
+HISTORIES = Path(__file__).parent / "histories"
+RECORD = os.environ.get("WARDEN_RECORD_HISTORIES") == "1"
+
+
+def saved() -> list[Path]:
+    return sorted(HISTORIES.glob("*.json"))
+
+
+@pytest.mark.skipif(RECORD, reason="recording new histories")
+@pytest.mark.parametrize("path", saved(), ids=lambda p: p.stem)
+async def test_saved_history_replays_on_current_code(path: Path) -> None:
+    data = json.loads(path.read_text())
+    history = WorkflowHistory.from_json(data["workflow_id"], data["history"])
+    replayer = Replayer(workflows=list(WORKFLOWS), data_converter=pydantic_data_converter)
+    await replayer.replay_workflow(history)
+
+
+@pytest.mark.skipif(RECORD, reason="recording new histories")
+def test_every_entity_and_operation_kind_has_a_saved_history() -> None:
+    kinds = {json.loads(p.read_text())["workflow_type"] for p in saved()}
+    expected = {
+        "StackWorkflow",
+        "StackOperationWorkflow",
+        "ClusterWorkflow",
+        "ClusterCreateWorkflow",
+        "ScaleInWorkflow",
+        "NodeDeletionWorkflow",
+    }
+    assert expected <= kinds, expected - kinds
+
+
+@pytest.mark.skipif(not RECORD, reason="set WARDEN_RECORD_HISTORIES=1 to record histories")
+async def test_record_histories(harness: Harness) -> None:
+    """Run one scenario per workflow kind and save each finished history."""
+    HISTORIES.mkdir(exist_ok=True)
+    for old in saved():
+        old.unlink()
+    handle, stack_id = await create_stack(harness, WEB)
+    await send(
+        handle, "mark_unhealthy", MarkResourceRequest(resource_name="web", mark_unhealthy=True)
+    )
+    await send(handle, "update", StackOperationRequest(existing=True))
+    await stack_settles(harness, stack_id)
+    await send(handle, "lock", LockStackRequest(level=LockLevel.ALL))
+    await stack_settles(harness, stack_id)
+    await send(handle, "unlock", StackOperationRequest())
+    await stack_settles(harness, stack_id)
+    await send(handle, "delete", StackOperationRequest())
+    await handle.result()
+    await create_stack(harness, NESTED)
+    await create_stack(harness, GROUP)
+
+    cluster, _ = await hooked_cluster(harness, size=2, timeout=60)
+    parent = await scale_in(harness, cluster, 1)
+    [token] = await waiting_tokens(harness, parent)
+    node_delete = harness.env.client.get_workflow_handle(f"node-delete:{token.id}")
+    await node_delete.signal("complete_lifecycle", LifecycleNote(source="test"))
+    await harness.action_ends(parent)
+    check = await harness.update(cluster, "check", ClusterOperationRequest())
+    await harness.action_ends(check.action_id)
+
+    ids = {*harness.started, *(a.workflow_id for a in harness.rows(ActionRecord) if a.workflow_id)}
+    for workflow_id in sorted(ids):
+        wf = harness.env.client.get_workflow_handle(workflow_id)
+        description = await wf.describe()
+        if description.status != WorkflowExecutionStatus.COMPLETED and not workflow_id.startswith(
+            ("stack:", "cluster:")
+        ):
+            continue
+        history = await wf.fetch_history()
+        name = workflow_id.replace(":", "_")[:80]
+        (HISTORIES / f"{description.workflow_type}-{name}.json").write_text(
+            json.dumps(
+                {
+                    "workflow_id": workflow_id,
+                    "workflow_type": description.workflow_type,
+                    "history": history.to_json_dict(),
+                },
+                indent=1,
+            )
+        )
