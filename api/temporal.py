@@ -8,7 +8,11 @@ from collections.abc import Awaitable
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import (
+    Client,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
@@ -62,6 +66,11 @@ class TemporalGateway:
             result = await awaitable
         except WorkflowUpdateFailedError as err:
             raise rejection_to_domain(err) from err
+        except WorkflowUpdateRPCTimeoutOrCancelledError as err:
+            self._health.record_failure("temporal:connection", output=str(err))
+            raise TemporalUnavailable(
+                f"{subject} did not answer in time; is a worker running? Try again."
+            ) from err
         except RPCError as err:
             if err.status == RPCStatusCode.NOT_FOUND:
                 raise NotFound(f"{subject} could not be found.") from err

@@ -61,6 +61,9 @@ class CurrentResource(BaseModel):
     #: COMPLETE, FAILED or IN_PROGRESS.
     status: str
     physical_id: str | None = None
+    #: The static properties last applied to it, when known (they override the old
+    #: template's, which a failed update may not have reached).
+    applied: dict[str, Any] | None = None
 
 
 class UpdatePlan(BaseModel):
@@ -142,9 +145,15 @@ def _own_change(
         # physical resources deleted already.
         return _change(name, ChangeKind.REPLACE, f"resource is {now.action}_{now.status}")
     previous = old.resources.get(name)
-    if previous is None or previous.type != new.type:
+    if now.applied is not None:
+        # What was really applied last wins over the previous template: after a
+        # failed or cancelled update, resources it never reached still hold the
+        # older properties (and ones it created are not in the older template).
+        before = now.applied
+    elif previous is None or previous.type != new.type:
         return _change(name, ChangeKind.REPLACE, "not in the previous template")
-    before = static_properties(previous, old_params)
+    else:
+        before = static_properties(previous, old_params)
     after = static_properties(new, new_params)
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     rtype = resource_type(new.type)
@@ -153,7 +162,9 @@ def _own_change(
         if fixed:
             return _change(name, ChangeKind.REPLACE, f"{', '.join(fixed)} changed")
         return _change(name, ChangeKind.UPDATE, f"{', '.join(changed)} changed")
-    if static_value(previous.metadata, old_params) != static_value(new.metadata, new_params):
+    if previous is not None and static_value(previous.metadata, old_params) != static_value(
+        new.metadata, new_params
+    ):
         return _change(name, ChangeKind.UPDATE, "metadata changed")
     return _change(name, ChangeKind.KEEP, "unchanged")
 

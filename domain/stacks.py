@@ -59,6 +59,8 @@ class StackLock(BaseModel):
     reason: str = ""
     owner: str = ""
     locked_at: datetime
+    #: Set on a nested stack locked with its parent: only the parent may unlock it.
+    parent_id: str | None = None
 
 
 class ResourceState(BaseModel):
@@ -146,6 +148,8 @@ class StackState(BaseModel):
     outputs: dict[str, Any] = Field(default_factory=dict)
     lock: StackLock | None = None
     busy: StackOperation | None = None
+    #: Suspended (servers paused) until a resume completes, whatever ran in between.
+    suspended: bool = False
     deleted: bool = False
     created_at: datetime | None = None
     updated_at: datetime | None = None
@@ -178,19 +182,27 @@ def ensure_can_start(state: StackState, action: StackAction) -> None:
         raise Conflict(f"Stack {name} is locked{_lock_suffix(state.lock)}; unlock it first.")
     allowed = _AFTER_FAILED_LOCK.get((state.action, state.status))
     if allowed is not None and action not in allowed:
-        raise Conflict(
-            f"Stack {name} is {state.state}: only delete and unlock are allowed; unlock it first."
-        )
+        raise Conflict(_failed_lock_message(state))
     if action == StackAction.CREATE:
         if state.action != StackAction.INIT:
             raise Conflict(f"Stack {name} already exists.")
         return
     if state.action == StackAction.INIT:
         raise Conflict(f"Stack {name} is not created yet.")
-    if action == StackAction.RESUME and state.action != StackAction.SUSPEND:
+    if action == StackAction.RESUME and not (
+        state.suspended or state.action == StackAction.SUSPEND
+    ):
         raise Conflict(f"Stack {name} is {state.state}: only a suspended stack can be resumed.")
-    if action == StackAction.SUSPEND and state.state == "SUSPEND_COMPLETE":
+    if action == StackAction.SUSPEND and state.suspended:
         raise Conflict(f"Stack {name} is already suspended.")
+
+
+def _failed_lock_message(state: StackState) -> str:
+    also = "lock, " if state.action == StackAction.LOCK else ""
+    return (
+        f"Stack {state.spec.name} is {state.state}: only {also}unlock and delete are "
+        f"allowed; unlock it first."
+    )
 
 
 def ensure_can_lock(state: StackState) -> None:
@@ -209,12 +221,20 @@ def ensure_can_lock(state: StackState) -> None:
     raise Conflict(f"Stack {name} cannot be locked while it is {state.state}.")
 
 
-def ensure_can_unlock(state: StackState) -> None:
-    """Unlock from LOCK_COMPLETE, LOCK_FAILED or UNLOCK_FAILED."""
+def ensure_can_unlock(state: StackState, *, by_parent: bool = False) -> None:
+    """Unlock from LOCK_COMPLETE, LOCK_FAILED or UNLOCK_FAILED.
+
+    A nested stack locked with its parent is unlocked with the parent, not alone.
+    """
     name = state.spec.name
     if state.deleted:
         raise NotFound(f"The Stack ({name}) could not be found.")
     _ensure_idle(state)
+    lock = state.lock
+    if lock is not None and lock.parent_id and not by_parent and state.locked:
+        raise Conflict(
+            f"Stack {name} is locked with its parent stack {lock.parent_id}; unlock that one."
+        )
     if state.state not in ("LOCK_COMPLETE", "LOCK_FAILED", "UNLOCK_FAILED"):
         raise Conflict(f"Stack {name} is not locked (it is {state.state}).")
 
@@ -284,6 +304,8 @@ def ensure_can_mark(state: StackState, key: str) -> ResourceState:
         raise Conflict(
             f"Stack {state.spec.name} is locked{_lock_suffix(state.lock)}; unlock it first."
         )
+    if (state.action, state.status) in _AFTER_FAILED_LOCK:
+        raise Conflict(_failed_lock_message(state))
     return find_resource(state, key)
 
 
@@ -398,8 +420,17 @@ def target_of(
         template, parameters = req.template, dict(req.parameters or {})
     loaded = load_template(template)
     ensure_supported(loaded)
-    resolve_parameters(loaded, parameters)
+    resolve_parameters(loaded, parameters, pseudo=pseudo_parameters(state.spec))
     return template, parameters
+
+
+def pseudo_parameters(spec: StackSpec) -> dict[str, Any]:
+    """Heat's pseudo parameters (`get_param: OS::stack_name`, …)."""
+    return {
+        "OS::stack_name": spec.name,
+        "OS::stack_id": spec.stack_id,
+        "OS::project_id": spec.project_id,
+    }
 
 
 class LockStackRequest(BaseModel):

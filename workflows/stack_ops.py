@@ -24,7 +24,14 @@ with workflow.unsafe.imports_passed_through():
     from domain.projection import ChangeSet, ResourceKey, ResourceSnapshot
     from domain.resource_types import resource_type
     from domain.stack_plan import ChangeKind, CurrentResource, UpdatePlan, plan_update
-    from domain.stacks import ResourceState, StackAction, StackLock, StackSpec, Status
+    from domain.stacks import (
+        ResourceState,
+        StackAction,
+        StackLock,
+        StackSpec,
+        Status,
+        pseudo_parameters,
+    )
     from domain.templates import (
         ResolvedResource,
         Template,
@@ -35,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
         static_properties,
     )
     from workflows.entity import record
+    from workflows.search_attributes import WARDEN_STATUS
     from workflows.stack_messages import NESTED_FINISHED, NestedOutcome
     from workflows.stack_records import resource_event, resource_snapshot
     from workflows.stack_resources import (
@@ -163,6 +171,8 @@ class StackOperationWorkflow:
         outputs = self._outputs(inp) if inp.action != StackAction.DELETE else {}
         self.closing = True
         await flusher
+        outcome = "FAILED" if self.error else "COMPLETE"
+        workflow.upsert_search_attributes([WARDEN_STATUS.value_set(outcome)])
         return StackOpResult(resources=self.resources, outputs=outputs, error=self.error)
 
     async def _wait(self, work: asyncio.Task[None], timeout_s: int) -> bool:
@@ -193,9 +203,13 @@ class StackOperationWorkflow:
 
     async def _converge(self, inp: StackOpInput) -> None:
         new = load_template(inp.template or EMPTY_TEMPLATE)
-        params = resolve_parameters(new, inp.parameters)
+        params = resolve_parameters(new, inp.parameters, pseudo=pseudo_parameters(inp.spec))
         old = load_template(inp.old_template or EMPTY_TEMPLATE)
-        old_params = resolve_parameters(old, inp.old_parameters) if inp.old_template else {}
+        old_params = (
+            resolve_parameters(old, inp.old_parameters, pseudo=pseudo_parameters(inp.spec))
+            if inp.old_template
+            else {}
+        )
         plan = plan_update(old, old_params, self._current(), new, params)
         self.required_by = new.required_by()
         deps = new.dependencies()
@@ -234,6 +248,7 @@ class StackOperationWorkflow:
                 action=r.action.value,
                 status=status,
                 physical_id=r.physical_id,
+                applied=r.properties if r.physical_id else None,
             )
         return current
 
@@ -528,7 +543,7 @@ class StackOperationWorkflow:
     def _outputs(self, inp: StackOpInput) -> dict[str, Any]:
         try:
             tpl = load_template(inp.template or EMPTY_TEMPLATE)
-            params = resolve_parameters(tpl, inp.parameters)
+            params = resolve_parameters(tpl, inp.parameters, pseudo=pseudo_parameters(inp.spec))
         except InvalidRequest:
             return {}
         resolved = self._resolved()

@@ -212,7 +212,9 @@ class StackWorkflow:
     @unlock.validator
     def validate_unlock(self, req: StackOperationRequest) -> None:
         if req.action_id not in self.recent:
-            self._check_or_raise(lambda: ensure_can_unlock(self.state))
+            self._check_or_raise(
+                lambda: ensure_can_unlock(self.state, by_parent=req.notify is not None)
+            )
 
     @workflow.signal(name="unlock")
     async def unlock_signal(self, req: StackOperationRequest) -> None:
@@ -225,17 +227,20 @@ class StackWorkflow:
         async with self.mutex:
             self._check_or_raise(lambda: ensure_can_cancel_update(self.state))
             assert self.state.busy is not None
+            action_id = self.state.busy.action_id
             self.cancelled = "Stack UPDATE cancelled"
             handle = workflow.get_external_workflow_handle(
-                f"stack-op:{self.state.spec.stack_id}:{self.state.busy.action_id}"
+                f"stack-op:{self.state.spec.stack_id}:{action_id}"
             )
+            event = stack_event(self.state, "cancel_update requested", action_id)
+            await record(ChangeSet(events=[event]), summary="cancel_update requested")
             try:
                 await handle.signal("cancel", self.cancelled)
             except FailureError as err:
                 workflow.logger.info(
                     "cancel of stack %s not delivered: %s", self.state.spec.stack_id, err
                 )
-            return StackAccepted(action_id=self.state.busy.action_id, stack_status=self.state.state)
+            return StackAccepted(action_id=action_id, stack_status=self.state.state)
 
     @cancel_update.validator
     def validate_cancel_update(self, req: StackOperationRequest) -> None:
@@ -369,7 +374,9 @@ class StackWorkflow:
             if action == StackAction.LOCK:
                 self._check_or_raise(lambda: ensure_can_lock(self.state))
             elif action == StackAction.UNLOCK:
-                self._check_or_raise(lambda: ensure_can_unlock(self.state))
+                self._check_or_raise(
+                    lambda: ensure_can_unlock(self.state, by_parent=req.notify is not None)
+                )
             else:
                 self._validate(action, req)  # state may have moved since the validator ran
             self.recent.add(action_id)
@@ -432,7 +439,11 @@ class StackWorkflow:
         stack_lock = None
         if lock is not None:
             stack_lock = StackLock(
-                level=lock.level, reason=lock.reason, owner=lock.owner, locked_at=workflow.now()
+                level=lock.level,
+                reason=lock.reason,
+                owner=lock.owner,
+                locked_at=workflow.now(),
+                parent_id=self.state.spec.parent_id if lock.notify else None,
             )
         return StackOperation(
             action_id=action_id,
@@ -489,10 +500,14 @@ class StackWorkflow:
         result = await self._run_child(op, op.action, self._op_input(op))
         rolls_back = self.cancelled or not self.state.disable_rollback
         if result.error and op.action in (StackAction.CREATE, StackAction.UPDATE) and rolls_back:
+            previous = (self.state.template, self.state.parameters)
             await self._finish(op, op.action, result, final=False)
             failed_because = self.state.status_reason
-            rollback = self._rollback_input(op)
+            rollback = self._rollback_input(op, previous)
             result = await self._run_child(op, StackAction.ROLLBACK, rollback)
+            self.state = self.state.model_copy(
+                update={"template": previous[0], "parameters": previous[1]}
+            )
             await self._finish(
                 op, StackAction.ROLLBACK, result, final=True, op_error=failed_because
             )
@@ -516,15 +531,17 @@ class StackWorkflow:
             timeout_s=timeout_s,
         )
 
-    def _rollback_input(self, op: StackOperation) -> StackOpInput:
+    def _rollback_input(
+        self, op: StackOperation, previous: tuple[dict[str, Any], dict[str, Any]]
+    ) -> StackOpInput:
         """Back to the template before the operation (an empty one after a failed create)."""
         s = self.state
         return StackOpInput(
             spec=s.spec,
             action_id=op.action_id,
             action=StackAction.ROLLBACK,
-            template=s.template,
-            parameters=s.parameters,
+            template=previous[0],
+            parameters=previous[1],
             old_template=op.template or {},
             old_parameters=op.parameters or {},
             resources=s.resources,
@@ -582,12 +599,17 @@ class StackWorkflow:
             "status_reason": f"Stack {action.value} completed successfully" if ok else error,
             "updated_at": workflow.now(),
         }
-        if action in (StackAction.CREATE, StackAction.UPDATE) and ok:
+        if action in (StackAction.CREATE, StackAction.UPDATE):
+            # Heat keeps the new template even when the operation failed: each
+            # resource remembers what was applied to it, so the next update redoes
+            # exactly what this one did not reach.
             update.update({"template": op.template, "parameters": op.parameters or {}})
         if action in (StackAction.CREATE, StackAction.UPDATE, StackAction.ROLLBACK):
             update["outputs"] = result.outputs
         if action == StackAction.UNLOCK and ok:
             update["lock"] = None
+        if ok and action in (StackAction.SUSPEND, StackAction.RESUME):
+            update["suspended"] = action == StackAction.SUSPEND
         deleted = ok and action == StackAction.DELETE
         if final:
             update["busy"] = None

@@ -61,12 +61,18 @@ ResourceName = Annotated[str, Path(max_length=255)]
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=StackCreated)
 async def create_stack_route(
-    project_id: ProjectId, caller: WriterDep, db: DbDep, temporal: TemporalDep, body: StackCreate
+    project_id: ProjectId,
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    body: StackCreate,
+    response: Response,
 ) -> StackCreated:
     """Create a stack from a template (400 for an invalid one, 409 for a taken name)."""
     same_project(caller, project_id)
     stack_id, _accepted = await create_stack(db, temporal, caller, body)
     href = stack_href(project_id, body.stack_name, stack_id)
+    response.headers["Location"] = href
     return StackCreated(stack=StackCreated.Inner(id=stack_id, links=[Link(href=href)]))
 
 

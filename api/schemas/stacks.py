@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from api.schemas.common import StrictModel
 from domain.errors import InvalidRequest
 from domain.stacks import LockLevel
+from domain.templates import load_template, resolve_parameters
 from store.events import EventRecord
 from store.stacks import StackRecord, StackResourceRecord
 
@@ -111,7 +112,7 @@ class StackPublic(BaseModel):
                 )
                 for key, value in sorted(record.outputs.items())
             ],
-            parameters=record.parameters,
+            parameters=shown_parameters(record.template, record.parameters),
             lock=record.lock,
             disable_rollback=record.disable_rollback,
             timeout_mins=record.timeout_mins,
@@ -119,6 +120,19 @@ class StackPublic(BaseModel):
             updated_time=record.updated_at,
             links=[Link(href=stack_href(record.project_id, record.name, record.id))],
         )
+
+
+def shown_parameters(template: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter's value as Heat shows it: defaults filled in, hidden ones masked."""
+    try:
+        loaded = load_template(template or {"heat_template_version": "2021-04-16"})
+        values = resolve_parameters(loaded, given)
+    except InvalidRequest:
+        return dict(given)
+    return {
+        name: "******" if name in loaded.parameters and loaded.parameters[name].hidden else value
+        for name, value in values.items()
+    }
 
 
 class StackEnvelope(BaseModel):

@@ -14,6 +14,7 @@ from domain.stacks import (
     ResourceSignalRequest,
     ResourceState,
     StackAction,
+    StackLock,
     StackOperation,
     StackSpec,
     StackState,
@@ -225,3 +226,27 @@ def test_scaling_signal_honours_cooldown_and_bounds() -> None:
     assert not plan_scaling_signal(state, req, T0 + timedelta(seconds=61)).ignored
     with pytest.raises(InvalidRequest, match="does not accept signals"):
         plan_scaling_signal(state, ResourceSignalRequest(resource_name="asg"), T0)
+
+
+@pytest.mark.parametrize("state", ["LOCK_FAILED", "UNLOCK_FAILED"])
+def test_mark_unhealthy_is_refused_after_a_failed_lock_or_unlock(state: str) -> None:
+    action, status = state.rsplit("_", 1)
+    with pytest.raises(Conflict, match="only"):
+        ensure_can_mark(stack(StackAction(action), Status(status)), "vm")
+
+
+def test_suspended_stack_resumes_even_after_lock_and_unlock() -> None:
+    unlocked = stack(StackAction.UNLOCK, Status.COMPLETE, suspended=True)
+    ensure_can_start(unlocked, StackAction.RESUME)
+    with pytest.raises(Conflict, match="already suspended"):
+        ensure_can_start(unlocked, StackAction.SUSPEND)
+    with pytest.raises(Conflict, match="only a suspended stack"):
+        ensure_can_start(stack(StackAction.UNLOCK, Status.COMPLETE), StackAction.RESUME)
+
+
+def test_nested_stack_locked_with_its_parent_unlocks_only_with_it() -> None:
+    lock = StackLock(locked_at=T0, parent_id="parent-1")
+    nested = stack(StackAction.LOCK, Status.COMPLETE, lock=lock)
+    with pytest.raises(Conflict, match="parent"):
+        ensure_can_unlock(nested)
+    ensure_can_unlock(nested, by_parent=True)

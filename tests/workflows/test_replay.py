@@ -95,6 +95,7 @@ async def test_record_histories(harness: Harness) -> None:
     await harness.action_ends(check.action_id)
 
     ids = {*harness.started, *(a.workflow_id for a in harness.rows(ActionRecord) if a.workflow_id)}
+    counts: dict[str, int] = {}
     for workflow_id in sorted(ids):
         wf = harness.env.client.get_workflow_handle(workflow_id)
         description = await wf.describe()
@@ -103,12 +104,13 @@ async def test_record_histories(harness: Harness) -> None:
         ):
             continue
         history = await wf.fetch_history()
-        name = workflow_id.replace(":", "_")[:80]
-        (HISTORIES / f"{description.workflow_type}-{name}.json").write_text(
+        kind = description.workflow_type
+        counts[kind] = counts.get(kind, 0) + 1
+        (HISTORIES / f"{kind}-{counts[kind]:02d}.json").write_text(
             json.dumps(
                 {
                     "workflow_id": workflow_id,
-                    "workflow_type": description.workflow_type,
+                    "workflow_type": kind,
                     "history": history.to_json_dict(),
                 },
                 indent=1,

@@ -409,6 +409,9 @@ async def test_lock_reaches_nested_stacks(harness: Harness) -> None:
     with pytest.raises(WorkflowUpdateFailedError) as err:
         await send(nested, "update", StackOperationRequest(existing=True))
     assert "is locked" in rejection(err.value)
+    with pytest.raises(WorkflowUpdateFailedError) as err:
+        await send(nested, "unlock", StackOperationRequest())
+    assert "unlock that one" in rejection(err.value)
     vm = resources(harness, child.id)["vm"].physical_id or ""
     assert not harness.cloud.servers[vm].locked  # level stacks leaves servers alone
     await send(handle, "unlock", StackOperationRequest())
@@ -573,3 +576,74 @@ async def test_suspend_pauses_servers_and_resume_unpauses(harness: Harness) -> N
     stack = await stack_settles(harness, stack_id)
     assert f"{stack.action}_{stack.status}" == "RESUME_COMPLETE"
     assert harness.cloud.servers[server].status == "ACTIVE"
+
+
+CHAIN: dict[str, Any] = {
+    "heat_template_version": "2021-04-16",
+    "parameters": {
+        "release": {"type": "string", "default": "r1"},
+        "fail_last": {"type": "boolean", "default": False},
+    },
+    "resources": {
+        "a": {"type": "OS::Heat::TestResource", "properties": {"value": {"get_param": "release"}}},
+        "vm": {
+            "type": "OS::Nova::Server",
+            "properties": {
+                "image": "cirros",
+                "flavor": "m1",
+                "name": {"get_param": "OS::stack_name"},
+            },
+        },
+        "b": {
+            "type": "OS::Heat::TestResource",
+            "properties": {"fail": {"get_param": "fail_last"}, "value": {"get_param": "release"}},
+            "depends_on": "a",
+        },
+    },
+    "outputs": {"who": {"value": {"get_param": "OS::stack_name"}}},
+}
+
+
+async def test_update_after_a_failed_update_redoes_only_what_it_missed(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, CHAIN)
+    stack = await stack_settles(harness, stack_id)
+    assert stack.outputs == {"who": "shop"}  # pseudo parameters resolve
+    vm = resources(harness, stack_id)["vm"]
+    assert harness.cloud.servers[vm.physical_id or ""].name == "shop"
+    bad = StackOperationRequest(existing=True, parameters={"release": "r2", "fail_last": True})
+    await send(handle, "update", bad)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_FAILED"
+    assert stack.parameters == {"release": "r2", "fail_last": True}  # Heat keeps the new ones
+    a_after_failure = resources(harness, stack_id)["a"]
+    assert a_after_failure.attributes == {"output": "r2"}
+
+    await send(
+        handle, "update", StackOperationRequest(existing=True, parameters={"fail_last": False})
+    )
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    rows = resources(harness, stack_id)
+    assert rows["a"].updated_at == a_after_failure.updated_at  # already applied: untouched
+    assert rows["b"].attributes == {"output": "r2"}
+    assert rows["vm"].physical_id == vm.physical_id
+
+
+async def test_rollback_leaves_resources_the_update_never_reached(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, CHAIN, disable_rollback=False)
+    vm = resources(harness, stack_id)["vm"]
+    changed = {**CHAIN, "resources": {**CHAIN["resources"]}}
+    changed["resources"]["vm"] = {
+        "type": "OS::Nova::Server",
+        "properties": {"image": "cirros", "flavor": "m2"},
+        "depends_on": "b",
+    }
+    await send(
+        handle, "update", StackOperationRequest(template=changed, parameters={"fail_last": True})
+    )
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "ROLLBACK_COMPLETE", stack.status_reason
+    assert stack.parameters == {}
+    rows = resources(harness, stack_id)
+    assert rows["vm"].physical_id == vm.physical_id  # never reached: not replaced back and forth
+    assert rows["b"].status == "COMPLETE"
