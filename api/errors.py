@@ -68,9 +68,15 @@ def describe_validation(exc: RequestValidationError) -> str:
         elif kind == "json_invalid":
             parts.append("Malformed JSON body")
         elif kind == "missing":
-            parts.append(f"Missing required field '{loc}'")
+            parts.append(
+                f"Missing required field '{loc}'"
+                if loc
+                else "Missing request body (send JSON with Content-Type: application/json)"
+            )
         else:
             msg = err.get("msg", "invalid value")
+            if not loc and kind in ("dict_type", "model_attributes_type"):
+                msg = f"{msg} (is the body JSON with Content-Type: application/json?)"
             parts.append(f"Invalid value for '{loc}': {msg}" if loc else str(msg))
     return "; ".join(parts) or "Invalid request"
 

@@ -620,7 +620,9 @@ class StackWorkflow:
         spec = self.state.spec
         await record(
             ChangeSet(
-                stacks=[] if deleted else [stack_snapshot(self.state)],
+                # Before a rollback the row stays IN_PROGRESS: readers never see a
+                # final-looking UPDATE_FAILED that is about to become ROLLBACK_*.
+                stacks=[] if deleted or not final else [stack_snapshot(self.state)],
                 deleted_stacks=[spec.stack_id] if deleted else [],
                 actions=[
                     stack_action_change(
