@@ -1,0 +1,134 @@
+"""Intrinsic functions: evaluation with and without the resources they read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from domain.errors import InvalidRequest
+from domain.intrinsics import ResolvedResource, resolve, resolve_properties, static_properties
+from domain.parameters import resolve_parameters
+from domain.templates import load_template
+from tests.unit.test_parameters import PARAMETERS, params_template
+from tests.unit.test_templates import NONE, hot, server
+
+RESOURCES = {
+    "key": ResolvedResource(reference="s3cr3t", attributes={"value": "s3cr3t"}),
+    "web": ResolvedResource(
+        reference="srv-1", attributes={"addresses": {"private": [{"addr": "10.0.0.5"}]}}
+    ),
+}
+
+
+EVALUATION_CASES: list[tuple[Any, ...]] = [
+    ({"get_param": ["extra", "k", 1]}, 2),
+    ({"get_param": ["extra", "k", "7"]}, ""),
+    ({"get_param": ["zones", 0]}, "az1"),
+    ({"get_resource": "web"}, "srv-1"),
+    ({"get_attr": ["web", "addresses", "private", 0, "addr"]}, "10.0.0.5"),
+    ({"get_attr": ["web", "addresses", "public", 0]}, None),
+    ({"get_attr": ["web", "networks"]}, None),
+    (
+        {"list_join": [",", ["a", {"get_param": "count"}], {"get_param": "zones"}]},
+        "a,1,az1,az2",
+    ),
+    (
+        {
+            "str_replace": {
+                "template": "$host:$hostport $host",
+                "params": {"$host": {"get_resource": "web"}, "$hostport": 80},
+            }
+        },
+        "srv-1:80 srv-1",
+    ),
+    ([{"a": {"get_attr": ["key", "value"]}}], [{"a": "s3cr3t"}]),
+]
+
+
+def test_resolve_evaluates_intrinsics() -> None:
+    for value, expected in EVALUATION_CASES:
+        params = resolve_parameters(params_template(), {"count": 1})
+        assert resolve(value, params, RESOURCES) == expected
+
+
+def test_resolve_rejects_resources_not_available_yet() -> None:
+    with pytest.raises(InvalidRequest, match=r"^get_attr: resource 'db' is not available yet$"):
+        resolve({"get_attr": ["db", "name"]}, {}, RESOURCES)
+
+
+def test_static_properties_apply_parameters_and_keep_resource_references() -> None:
+    template = load_template(
+        hot(
+            {
+                "key": {
+                    "type": "OS::Heat::RandomString",
+                    "properties": {"salt": {"get_param": "flavor"}},
+                },
+                "web": server(
+                    flavor={"get_param": "flavor"},
+                    name={
+                        "list_join": [
+                            "-",
+                            [{"get_param": "flavor"}, {"get_attr": ["key", "value"]}],
+                        ]
+                    },
+                    metadata={"zone": {"list_join": ["/", {"get_param": "zones"}]}},
+                ),
+            },
+            PARAMETERS,
+        )
+    )
+    params = resolve_parameters(template, {"count": 1})
+    assert static_properties(template.resources["web"], params) == {
+        "image": "cirros",
+        "flavor": "m1.small",
+        "name": {"list_join": ["-", ["m1.small", {"get_attr": ["key", "value"]}]]},
+        "metadata": {"zone": "az1/az2"},
+    }
+    assert static_properties(template.resources["key"], params) == {
+        "length": 32,
+        "sequence": "lettersdigits",
+        "salt": "m1.small",
+    }
+
+
+def test_resolve_properties_converts_resolved_values_and_names_bad_ones() -> None:
+    template = load_template(
+        hot(
+            {
+                "key": {
+                    "type": "OS::Heat::RandomString",
+                    "properties": {"length": {"get_param": "n"}},
+                }
+            },
+            {"n": {"type": "string"}},
+        )
+    )
+    key = template.resources["key"]
+    assert resolve_properties(key, {"n": "8"}, {})["length"] == 8
+    with pytest.raises(
+        InvalidRequest, match=r"^resources\.key\.properties\.length: must be an integer$"
+    ):
+        resolve_properties(key, {"n": "eight"}, {})
+    with pytest.raises(InvalidRequest, match=r"^resources\.key\.properties\.length: get_param"):
+        resolve_properties(key, {}, {})
+
+
+def test_resolve_properties_leaves_inner_templates_as_written() -> None:
+    inner = hot(
+        {"a": {"type": NONE, "properties": {"x": {"get_param": "p"}}}}, {"p": {"type": "string"}}
+    )
+    template = load_template(
+        hot(
+            {
+                "web": server(),
+                "s": {
+                    "type": "OS::Heat::Stack",
+                    "properties": {"template": inner, "parameters": {"p": {"get_resource": "web"}}},
+                },
+            }
+        )
+    )
+    props = resolve_properties(template.resources["s"], {}, RESOURCES)
+    assert props == {"template": inner, "parameters": {"p": "srv-1"}}
