@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from domain.policies import PolicyType, parse_policy_spec
+from domain.stacks import ensure_supported
+from domain.templates import load_template, resolve_parameters
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -25,3 +28,18 @@ def test_example_health_policy_is_valid_with_its_ordered_actions() -> None:
     assert parsed.type == PolicyType.HEALTH
     names = [a.name for a in parsed.properties.recovery.actions]  # type: ignore[union-attr]
     assert names == ["REBOOT", "REBUILD", "RECREATE", "DrainAndReplace"]
+
+
+@pytest.mark.parametrize("name", ["stack-web.yaml", "stack-chain.yaml", "stack-group.yaml"])
+def test_example_stack_templates_are_valid_and_supported(name: str) -> None:
+    template = load_template((EXAMPLES / name).read_text())
+    ensure_supported(template)
+    resolve_parameters(template, {})
+    assert template.outputs
+
+
+def test_example_web_stack_builds_the_server_last_from_the_other_two() -> None:
+    template = load_template((EXAMPLES / "stack-web.yaml").read_text())
+    assert template.creation_order()[-1] == "web"
+    assert template.dependencies()["web"] == {"salt", "config"}
+    assert template.resources["web"].properties["image"] == {"get_param": "image"}
