@@ -49,6 +49,24 @@ async def record(changes: ChangeSet, summary: str = "record changes") -> None:
     )
 
 
+async def record_now(changes: ChangeSet, summary: str = "record changes") -> None:
+    """Write a change set through a local activity (no server round trip).
+
+    For writes an update handler must finish before it answers (read-your-writes for
+    the caller): a local activity runs inside the same workflow task, so the update
+    completes in one task instead of two. Long or batched writes keep using `record`.
+    """
+    if changes.is_empty():
+        return
+    await workflow.execute_local_activity_method(
+        StoreActivities.record_changes,
+        changes,
+        start_to_close_timeout=timedelta(seconds=30),
+        retry_policy=STORE_RETRY,
+        summary=summary,
+    )
+
+
 def failure_reason(error: BaseException) -> str:
     """The most specific human message in a chain of Temporal failures."""
     reason = str(error)

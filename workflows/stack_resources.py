@@ -152,6 +152,8 @@ async def _create_server(
         request_id=resource_id,
     )
     created: ServerInfo = await _call(ComputeActivities.create_server, request)
+    if created.status.upper() == "ACTIVE" and workflow.patched("server-active-at-create"):
+        return _server_applied(created)  # no need to wait for what is already there
     try:
         active: ServerInfo = await _call(
             ComputeActivities.wait_server_active, created.physical_id, timeout_s=30, poll=True

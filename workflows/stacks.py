@@ -34,7 +34,14 @@ with workflow.unsafe.imports_passed_through():
         target_of,
     )
     from domain.templates import load_template
-    from workflows.entity import RecentActions, continue_as_new_due, record, reject, run_child
+    from workflows.entity import (
+        RecentActions,
+        continue_as_new_due,
+        record,
+        record_now,
+        reject,
+        run_child,
+    )
     from workflows.nested_stacks import member_name
     from workflows.search_attributes import warden_attributes
     from workflows.stack_messages import NESTED_FINISHED, NestedOutcome, StackInput
@@ -328,13 +335,12 @@ class StackWorkflow:
             self.state = self.state.model_copy(update={"resources": resources})
             required_by = load_template(self.state.template or EMPTY_TEMPLATE).required_by()
             spec = self.state.spec
-            await record(
-                ChangeSet(
-                    resources=[resource_snapshot(spec, marked, required_by.get(marked.name, []))],
-                    events=[resource_event(spec, marked, marked.status_reason, action_id)],
-                ),
-                summary=f"mark {marked.name} {marked.state}",
+            changes = ChangeSet(
+                resources=[resource_snapshot(spec, marked, required_by.get(marked.name, []))],
+                events=[resource_event(spec, marked, marked.status_reason, action_id)],
             )
+            write = record_now if workflow.patched("mark-local-record") else record
+            await write(changes, summary=f"mark {marked.name} {marked.state}")
             show(self.state)
             return StackAccepted(action_id=action_id, stack_status=self.state.state)
 
@@ -406,22 +412,17 @@ class StackWorkflow:
         inputs: dict[str, Any] = {"parameters": op.parameters} if op.parameters is not None else {}
         if op.group_sizes:
             inputs["group_sizes"] = op.group_sizes
-        await record(
-            ChangeSet(
-                stacks=[stack_snapshot(self.state)],
-                actions=[
-                    stack_action_change(
-                        self.state,
-                        action_id,
-                        ACTION_NAMES[action],
-                        ActionStatus.READY,
-                        inputs=inputs,
-                    )
-                ],
-                events=[stack_event(self.state, reason, action_id)],
-            ),
-            summary=f"accept {action.value}",
+        changes = ChangeSet(
+            stacks=[stack_snapshot(self.state)],
+            actions=[
+                stack_action_change(
+                    self.state, action_id, ACTION_NAMES[action], ActionStatus.READY, inputs=inputs
+                )
+            ],
+            events=[stack_event(self.state, reason, action_id)],
         )
+        write = record_now if workflow.patched("accept-local-record") else record
+        await write(changes, summary=f"accept {action.value}")
         show(self.state)
         self.pending = op
         return StackAccepted(action_id=action_id, stack_status=self.state.state)
