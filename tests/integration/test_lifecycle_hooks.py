@@ -7,6 +7,7 @@ real process: it verifies the signature, drains and calls complete_lifecycle.
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import uuid
 from collections.abc import Iterator
@@ -154,6 +155,16 @@ async def test_webhook_consumer_completes_the_hook_and_the_node_is_deleted(
         received = (await app.get("/received")).json()
         mine = [r for r in received if r["message"]["node_id"] == victim["id"]]
         assert mine and mine[0]["state"] == "completed"
+    # DESIGN §8: the webhook secret never enters workflow history (the delivery
+    # activity looks it up by policy id); check every workflow this scale-in ran.
+    parent = scaled.headers["Location"].rsplit("/", 1)[-1]
+    for workflow_id in (
+        f"cluster:{cluster_id}",
+        f"cluster-op:{cluster_id}:{parent}",
+        f"node-delete:{token['id']}",
+    ):
+        history = await warden.temporal.get_workflow_handle(workflow_id).fetch_history()
+        assert SECRET not in json.dumps(history.to_json_dict()), workflow_id
 
 
 async def test_zaqar_hook_complete_lifecycle_is_idempotent_and_scoped(warden: Warden) -> None:

@@ -3,7 +3,8 @@
 A change that would break workflows already running in production makes one of
 these replays fail in `make test`. When a change is intended, guard it with
 `workflow.patched("<change-id>")` so old histories still replay, and record fresh
-histories with `WARDEN_RECORD_HISTORIES=1 uv run pytest tests/workflows/test_replay.py`.
+histories with `WARDEN_RECORD_HISTORIES=1 uv run pytest tests/workflows/test_replay.py`
+(they are added next to the old ones, which keep proving the old paths).
 """
 
 from __future__ import annotations
@@ -68,8 +69,10 @@ def test_every_entity_and_operation_kind_has_a_saved_history() -> None:
 async def test_record_histories(harness: Harness) -> None:
     """Run one scenario per workflow kind and save each finished history."""
     HISTORIES.mkdir(exist_ok=True)
-    for old in saved():
-        old.unlink()
+    # Old histories stay: they keep proving that the old paths behind workflow.patched
+    # still replay. Each recording run gets the next tag (r1, r2, …).
+    tags = {p.stem.rsplit("-", 2)[-2] for p in saved()}
+    tag = f"r{len(tags) + 1}"
     handle, stack_id = await create_stack(harness, WEB)
     await send(
         handle, "mark_unhealthy", MarkResourceRequest(resource_name="web", mark_unhealthy=True)
@@ -106,7 +109,7 @@ async def test_record_histories(harness: Harness) -> None:
         history = await wf.fetch_history()
         kind = description.workflow_type
         counts[kind] = counts.get(kind, 0) + 1
-        (HISTORIES / f"{kind}-{counts[kind]:02d}.json").write_text(
+        (HISTORIES / f"{kind}-{tag}-{counts[kind]:02d}.json").write_text(
             json.dumps(
                 {
                     "workflow_id": workflow_id,
