@@ -385,9 +385,12 @@ async def stack_servers(warden: Warden, stack_id: str) -> list[str]:
         ]
 
 
+@pytest.mark.timeout(300)
 async def test_create_survives_worker_kill_and_flaky_cloud_without_duplicates(
     warden: Warden,
 ) -> None:
+    """Bounded by the activity timeouts: a create_server that died with the worker is
+    retried once its 60 s start-to-close timeout expires, so this takes 1-3 minutes."""
     servers = {
         f"vm{i}": {
             "type": "OS::Nova::Server",
@@ -406,7 +409,7 @@ async def test_create_survives_worker_kill_and_flaky_cloud_without_duplicates(
             worker.start()
             wait_http(warden.worker_health_url, worker)
             stack = await eventually(
-                lambda: _settled_once(api, url), timeout=120, what="create after worker kill"
+                lambda: _settled_once(api, url), timeout=240, what="create after worker kill"
             )
         finally:
             await control.api_faults(error_rate=0)
