@@ -111,16 +111,12 @@ async def send_cluster_update(
     | MarkNodeRequest,
 ) -> OperationAccepted:
     """Send a named update to the cluster's workflow; rejections become 409/400."""
-    client = await temporal.client()
-    handle = client.get_workflow_handle(cluster_workflow_id(record.id))
-    return await temporal.call(
-        handle.execute_update(
-            update,
-            request,
-            id=request.action_id,
-            result_type=OperationAccepted,
-            rpc_timeout=temporal.rpc_timeout,
-        ),
+    return await temporal.update(
+        cluster_workflow_id(record.id),
+        update,
+        request,
+        OperationAccepted,
+        update_id=request.action_id,
         subject=f"Cluster {record.name}",
     )
 

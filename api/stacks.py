@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
-import yaml
 from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
 
@@ -24,6 +22,7 @@ from domain.stacks import (
     StackSpec,
     StackState,
     ensure_supported,
+    template_object,
 )
 from domain.templates import load_template, resolve_parameters
 from store.stacks import StackRecord, find_stacks_named, get_stack
@@ -49,15 +48,7 @@ def validated_template(
     loaded = load_template(template)
     ensure_supported(loaded)
     resolve_parameters(loaded, parameters)
-    if isinstance(template, dict):
-        return template
-    return _as_object(template)
-
-
-def _as_object(text: str) -> dict[str, Any]:
-    """Text already accepted by load_template, as JSON-safe data (YAML dates become text)."""
-    parsed: dict[str, Any] = json.loads(json.dumps(yaml.safe_load(text), default=str))
-    return parsed
+    return template_object(template)
 
 
 async def create_stack(
@@ -129,15 +120,11 @@ async def send_stack_update(
     request: StackOperationRequest | LockStackRequest | MarkResourceRequest | ResourceSignalRequest,
 ) -> StackAccepted:
     """Send a named update to the stack's workflow; rejections become 409/400/404."""
-    client = await temporal.client()
-    handle = client.get_workflow_handle(stack_workflow_id(record.id))
-    return await temporal.call(
-        handle.execute_update(
-            update,
-            request,
-            id=request.action_id,
-            result_type=StackAccepted,
-            rpc_timeout=temporal.rpc_timeout,
-        ),
+    return await temporal.update(
+        stack_workflow_id(record.id),
+        update,
+        request,
+        StackAccepted,
+        update_id=request.action_id,
         subject=f"Stack {record.name}",
     )

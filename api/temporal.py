@@ -87,6 +87,26 @@ class TemporalGateway:
         self._health.record_pass("temporal:connection")
         return result
 
+    async def update(
+        self,
+        workflow_id: str,
+        name: str,
+        request: Any,
+        result_type: type[T],
+        *,
+        update_id: str | None,
+        subject: str,
+    ) -> T:
+        """Send a named update to an entity workflow; rejections become domain errors."""
+        client = await self.client()
+        handle = client.get_workflow_handle(workflow_id)
+        return await self.call(
+            handle.execute_update(
+                name, request, id=update_id, result_type=result_type, rpc_timeout=self.rpc_timeout
+            ),
+            subject=subject,
+        )
+
     async def ping(self) -> None:
         """Record whether Temporal answers (run periodically, not per request)."""
         try:

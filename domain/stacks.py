@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.groups import GroupMember, GroupSpec, group_members, group_template, scaled_size
+from domain.resource_types import AUTO_SCALING_GROUP, SCALING_POLICY
 from domain.templates import Template, load_template, resolve_parameters
 
 
@@ -455,9 +456,6 @@ class StackAccepted(BaseModel):
 
 
 # ---- scaling signals ----
-
-SCALING_POLICY = "OS::Heat::ScalingPolicy"
-AUTO_SCALING_GROUP = "OS::Heat::AutoScalingGroup"
 
 
 class ResourceSignalRequest(BaseModel):

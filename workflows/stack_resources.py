@@ -21,6 +21,15 @@ with workflow.unsafe.imports_passed_through():
     from activities.compute import ComputeActivities
     from activities.recovery import RecoveryActivities
     from domain.recovery import RebuildRequest
+    from domain.resource_types import (
+        AUTO_SCALING_GROUP,
+        NONE,
+        RANDOM_STRING,
+        SCALING_POLICY,
+        SERVER,
+        STACK,
+        TEST_RESOURCE,
+    )
     from domain.servers import ServerInfo, ServerRequest
     from domain.stacks import ResourceState, StackAction, StackLock, StackSpec
     from workflows.cluster_ops import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
@@ -36,16 +45,13 @@ with workflow.unsafe.imports_passed_through():
         update_nested,
     )
 
-SERVER = "OS::Nova::Server"
-TEST_RESOURCE = "OS::Heat::TestResource"
-RANDOM_STRING = "OS::Heat::RandomString"
-NESTED_STACK = "OS::Heat::Stack"
-GROUP = "OS::Heat::AutoScalingGroup"
-POLICY = "OS::Heat::ScalingPolicy"
+NESTED_STACK = STACK
+GROUP = AUTO_SCALING_GROUP
+POLICY = SCALING_POLICY
 #: Types whose physical resource is a nested stack with its own workflow.
 NESTED_TYPES = frozenset({NESTED_STACK, GROUP})
 #: Types with no cloud side: a step of theirs can be stopped at any point.
-PURE_TYPES = frozenset({"OS::Heat::None", RANDOM_STRING, TEST_RESOURCE, POLICY})
+PURE_TYPES = frozenset({NONE, RANDOM_STRING, TEST_RESOURCE, POLICY})
 
 _SEQUENCES = {
     "lettersdigits": string.ascii_letters + string.digits,

@@ -203,7 +203,7 @@ class StackWorkflow:
     @lock.validator
     def validate_lock(self, req: LockStackRequest) -> None:
         if req.action_id not in self.recent:
-            self._check_or_raise(lambda: ensure_can_lock(self.state))
+            self._checked(lambda: ensure_can_lock(self.state))
 
     @workflow.signal(name="lock")
     async def lock_signal(self, req: LockStackRequest) -> None:
@@ -219,9 +219,7 @@ class StackWorkflow:
     @unlock.validator
     def validate_unlock(self, req: StackOperationRequest) -> None:
         if req.action_id not in self.recent:
-            self._check_or_raise(
-                lambda: ensure_can_unlock(self.state, by_parent=req.notify is not None)
-            )
+            self._checked(lambda: ensure_can_unlock(self.state, by_parent=req.notify is not None))
 
     @workflow.signal(name="unlock")
     async def unlock_signal(self, req: StackOperationRequest) -> None:
@@ -232,7 +230,7 @@ class StackWorkflow:
     async def cancel_update(self, req: StackOperationRequest) -> StackAccepted:
         """Stop a running update (nothing new starts) and roll it back."""
         async with self.mutex:
-            self._check_or_raise(lambda: ensure_can_cancel_update(self.state))
+            self._checked(lambda: ensure_can_cancel_update(self.state))
             assert self.state.busy is not None
             action_id = self.state.busy.action_id
             self.cancelled = "Stack UPDATE cancelled"
@@ -251,7 +249,7 @@ class StackWorkflow:
 
     @cancel_update.validator
     def validate_cancel_update(self, req: StackOperationRequest) -> None:
-        self._check_or_raise(lambda: ensure_can_cancel_update(self.state))
+        self._checked(lambda: ensure_can_cancel_update(self.state))
 
     # ---- scaling signals (`POST …/resources/{policy}/signal`) ----
 
@@ -263,7 +261,7 @@ class StackWorkflow:
     @signal.validator
     def validate_signal(self, req: ResourceSignalRequest) -> None:
         if req.action_id not in self.recent:
-            self._check_or_raise(lambda: plan_scaling_signal(self.state, req, workflow.now()))
+            self._checked(lambda: plan_scaling_signal(self.state, req, workflow.now()))
 
     @workflow.signal(name="signal")
     async def signal_signal(self, req: ResourceSignalRequest) -> None:
@@ -314,7 +312,7 @@ class StackWorkflow:
     @mark_unhealthy.validator
     def validate_mark_unhealthy(self, req: MarkResourceRequest) -> None:
         if req.action_id not in self.recent:
-            self._check_or_raise(lambda: ensure_can_mark(self.state, req.resource_name))
+            self._checked(lambda: ensure_can_mark(self.state, req.resource_name))
 
     @workflow.signal(name="mark_unhealthy")
     async def mark_unhealthy_signal(self, req: MarkResourceRequest) -> None:
@@ -351,13 +349,8 @@ class StackWorkflow:
 
     # ---- the spine: validate, accept, execute, project ----
 
-    def _check_or_raise(self, rule: Callable[[], object]) -> None:
-        try:
-            rule()
-        except WardenError as err:
-            reject(err)
-
     def _checked(self, rule: Callable[[], Any]) -> Any:
+        """Run a domain rule; a WardenError becomes the ApplicationError the API maps."""
         try:
             return rule()
         except WardenError as err:
@@ -366,9 +359,9 @@ class StackWorkflow:
     def _validate(self, action: StackAction, req: StackOperationRequest) -> None:
         if req.action_id is not None and req.action_id in self.recent:
             return  # a client retry of an accepted request: answer it again
-        self._check_or_raise(lambda: ensure_can_start(self.state, action))
+        self._checked(lambda: ensure_can_start(self.state, action))
         if action in (StackAction.CREATE, StackAction.UPDATE):
-            self._check_or_raise(lambda: target_of(self.state, req))
+            self._checked(lambda: target_of(self.state, req))
 
     async def _accept(
         self, action: StackAction, req: StackOperationRequest, lock: LockStackRequest | None = None
@@ -378,9 +371,9 @@ class StackWorkflow:
             if action_id in self.recent:
                 return StackAccepted(action_id=action_id, stack_status=self.state.state)
             if action == StackAction.LOCK:
-                self._check_or_raise(lambda: ensure_can_lock(self.state))
+                self._checked(lambda: ensure_can_lock(self.state))
             elif action == StackAction.UNLOCK:
-                self._check_or_raise(
+                self._checked(
                     lambda: ensure_can_unlock(self.state, by_parent=req.notify is not None)
                 )
             else:
