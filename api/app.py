@@ -14,7 +14,7 @@ from api.auth import Caller, Role, TokenStore
 from api.deps import Database
 from api.errors import install_error_handlers
 from api.limits import BodySizeLimit
-from api.routers import actions, clusters, notifications, policies, profiles, stacks
+from api.routers import actions, clusters, notifications, policies, profiles, stacks, whoami
 from api.routers import health as health_routes
 from api.temporal import TemporalGateway
 from config import Settings, get_settings
@@ -75,6 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         clusters.router,
         notifications.router,
         stacks.router,
+        whoami.router,
     ):
         app.include_router(router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes)

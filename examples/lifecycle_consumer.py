@@ -23,6 +23,7 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import httpx
@@ -150,6 +151,15 @@ def create_app(
     return app
 
 
+def _dev_token() -> str:
+    """The token `warden dev` wrote, so the quickstart needs no flag."""
+    path = Path(os.environ.get("WARDEN_VAR_DIR", "var")) / "dev-token"
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return ""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse the command line and serve until interrupted."""
     parser = argparse.ArgumentParser(description="Example Warden lifecycle-hook consumer")
@@ -157,7 +167,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8090)
     # Prefer the environment for secrets: the command line is visible in `ps`.
     parser.add_argument("--secret", default=os.environ.get("WARDEN_HOOK_SECRET"))
-    parser.add_argument("--warden-token", default=os.environ.get("WARDEN_TOKEN", ""))
+    parser.add_argument(
+        "--warden-token",
+        default=os.environ.get("WARDEN_TOKEN") or _dev_token(),
+        help="API token for complete_lifecycle (default: WARDEN_TOKEN, else var/dev-token)",
+    )
     parser.add_argument("--drain-seconds", type=float, default=2.0)
     parser.add_argument("--heartbeat-every", type=float, default=None)
     args = parser.parse_args(argv)

@@ -7,10 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from api.auth import CallerDep
-from api.deps import DbDep
+from api.deps import DbDep, TemporalDep
+from api.lifecycle import lifecycle_view
 from api.schemas.actions import ActionEnvelope, ActionList, ActionPublic, EventList, EventPublic
 from api.schemas.common import ERROR_RESPONSES
-from domain.actions import ActionStatus
+from domain.actions import ActionName, ActionStatus
 from domain.errors import NotFound
 from store.actions import get_action, list_actions
 from store.events import list_events
@@ -46,13 +47,26 @@ async def list_actions_route(
 
 @router.get("/actions/{action_id}", response_model=ActionEnvelope)
 async def get_action_route(
-    caller: CallerDep, db: DbDep, action_id: Annotated[str, Path(max_length=64)]
+    caller: CallerDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    action_id: Annotated[str, Path(max_length=64)],
 ) -> ActionEnvelope:
-    """One action (its id is also a lifecycle token for NODE_DELETE actions)."""
+    """One action (its id is also a lifecycle token for NODE_DELETE actions).
+
+    A NODE_DELETE action waiting on its lifecycle hook also shows `lifecycle`: the
+    victim's deadline and heartbeats, read from its workflow.
+    """
     record = await db.run(get_action, caller.project_id, action_id)
     if record is None:
         raise NotFound(f"The action '{action_id}' could not be found.")
-    return ActionEnvelope(action=ActionPublic.of(record))
+    action = ActionPublic.of(record)
+    if (
+        record.name == ActionName.NODE_DELETE
+        and record.status == ActionStatus.WAITING_LIFECYCLE_COMPLETION
+    ):
+        action.lifecycle = await lifecycle_view(temporal, record.id)
+    return ActionEnvelope(action=action)
 
 
 @router.get("/events", response_model=EventList)

@@ -29,6 +29,7 @@ class ActionPublic(BaseModel):
     updated_at: datetime
     started_at: datetime | None
     ended_at: datetime | None
+    lifecycle: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, record: ActionRecord) -> ActionPublic:

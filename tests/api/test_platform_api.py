@@ -32,6 +32,13 @@ async def test_missing_and_unknown_tokens_get_401(api: httpx.AsyncClient) -> Non
     assert_error(await api.get("/v1/actions", headers={"X-Auth-Token": "nope"}), 401, "not valid")
 
 
+async def test_whoami_names_the_tokens_project_and_roles(api: httpx.AsyncClient) -> None:
+    assert (await api.get("/v1/whoami")).json() == {"project_id": "demo", "roles": ["admin"]}
+    other = await api.get("/v1/whoami", headers={"X-Auth-Token": "member-other"})
+    assert other.json() == {"project_id": "other", "roles": ["member"]}
+    assert_error(await api.get("/v1/whoami", headers={"X-Auth-Token": "nope"}), 401, "not valid")
+
+
 async def test_reader_may_read_but_not_write(api: httpx.AsyncClient) -> None:
     reader = {"X-Auth-Token": "reader-demo"}
     assert (await api.get("/v1/profiles", headers=reader)).status_code == 200
@@ -165,6 +172,7 @@ async def test_every_route_is_in_the_openapi_document(api: httpx.AsyncClient) ->
         "/v1/clusters",
         "/v1/clusters/{cluster_id}/actions",
         "/v1/nodes",
+        "/v1/whoami",
         "/health",
     ):
         assert path in paths
