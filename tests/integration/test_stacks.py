@@ -7,7 +7,9 @@ locked, lock level `all` locking servers at the compute API, and bad input as 40
 
 from __future__ import annotations
 
+import asyncio
 import signal
+import subprocess
 import uuid
 from typing import Any
 
@@ -21,6 +23,7 @@ from tests.integration.test_platform import sim_servers
 from tests.support.eventually import eventually
 from tests.support.processes import wait_http
 from tests.support.simcloud_server import SimControl
+from tests.support.temporal import binary
 
 pytestmark = pytest.mark.integration
 
@@ -427,3 +430,54 @@ async def test_create_survives_worker_kill_and_flaky_cloud_without_duplicates(
 async def _settled_once(api: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
     stack: dict[str, Any] = (await api.get(url)).json()["stack"]
     return None if stack["stack_status"].endswith("IN_PROGRESS") else stack
+
+
+async def test_app_marks_and_locks_a_stack_straight_through_temporal(warden: Warden) -> None:
+    """The README's snippets: a `temporalio` signal with a plain dict, then the
+    `temporal workflow signal` CLI, reach the stack without the API."""
+    async with warden.client() as api:
+        _, url = await create_stack(api)
+        stack = await settled(api, url)
+        handle = warden.temporal.get_workflow_handle(f"stack:{stack['id']}")
+        await handle.signal(
+            "mark_unhealthy",
+            {"resource_name": "web", "mark_unhealthy": True, "resource_status_reason": "probe"},
+        )
+
+        async def marked() -> dict[str, Any] | None:
+            web = (await resources(api, url))["web"]
+            return web if web["resource_status"] == "CHECK_FAILED" else None
+
+        assert (await eventually(marked, what="mark by signal"))[
+            "resource_status_reason"
+        ] == "probe"
+
+        lock_input = '{"level": "stacks", "reason": "from a shell", "owner": "ops"}'
+        shell = await asyncio.to_thread(
+            subprocess.run,
+            [
+                *(binary("temporal"), "workflow", "signal"),
+                *("--address", warden.env["TEMPORAL_ADDRESS"]),
+                *("--workflow-id", f"stack:{stack['id']}", "--name", "lock", "--input", lock_input),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert shell.returncode == 0, shell.stderr
+
+        async def locked() -> dict[str, Any] | None:
+            current: dict[str, Any] = (await api.get(url)).json()["stack"]
+            return current if current["stack_status"] == "LOCK_COMPLETE" else None
+
+        assert (await eventually(locked, what="lock by shell signal"))["lock"]["owner"] == "ops"
+        refused = await api.patch(url, json={})
+        assert refused.status_code == 409 and "from a shell" in refused.text
+        await handle.signal("unlock", {})
+
+        async def unlocked() -> bool | None:
+            current = (await api.get(url)).json()["stack"]
+            return current["stack_status"] == "UNLOCK_COMPLETE" or None
+
+        await eventually(unlocked, what="unlock by signal")
+        assert (await api.delete(url)).status_code == 204
