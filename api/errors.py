@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Route
 
 from domain import errors as e
 
@@ -81,6 +82,21 @@ def describe_validation(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "Invalid request"
 
 
+def allowed_methods(request: Request) -> str:
+    """Every method some route serves at the request's path, for a 405's `Allow` header.
+
+    Starlette answers 405 from the first route whose path matches, naming only that
+    route's methods; RFC 9110 wants all of the resource's.
+    """
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods:
+            match, _ = route.matches(request.scope)
+            if match is not Match.NONE:
+                methods |= route.methods
+    return ", ".join(sorted(methods))
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that turn every failure into the JSON error body."""
 
@@ -96,9 +112,11 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(400, "Bad Request", describe_validation(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         title = _reason(exc.status_code)
         headers = dict(exc.headers or {})
+        if exc.status_code == HTTPStatus.METHOD_NOT_ALLOWED:
+            headers["Allow"] = allowed_methods(request)
         return error_response(exc.status_code, title, str(exc.detail), **headers)
 
     @app.exception_handler(Exception)

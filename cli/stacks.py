@@ -67,6 +67,12 @@ def parse_parameters(pairs: list[str] | None) -> dict[str, str]:
     return params
 
 
+def readable(stack: dict[str, Any]) -> dict[str, Any]:
+    """Outputs as `{key: value}`, as people read them (JSON keeps Heat's list)."""
+    outputs = {o["output_key"]: o["output_value"] for o in stack.get("outputs", [])}
+    return {**stack, "outputs": outputs}
+
+
 def stack_path(client: WardenClient, stack: str) -> str:
     """`/v1/{project}/stacks/{name}/{id}` of a stack given by name (or name/id)."""
     if "/" in stack:
@@ -99,7 +105,7 @@ def _follow(
     if stack is None:
         out.done(f"Stack {name} deleted.", {"stack": path.rsplit("/", 1)[-1], "deleted": True})
         return
-    out.record(stack, STACK_FIELDS)
+    out.record(stack if out.fmt == "json" else readable(stack), STACK_FIELDS)
     if not str(stack["stack_status"]).endswith("_COMPLETE") or stack["stack_status"].startswith(
         "ROLLBACK_"
     ):
@@ -144,7 +150,8 @@ def list_stacks(ctx: typer.Context, fmt: FormatOpt = None) -> None:
 def show(ctx: typer.Context, stack: Stack, fmt: FormatOpt = None) -> None:
     """One stack with its outputs and lock."""
     client, out = session(ctx, fmt)
-    out.record(client.get(stack_path(client, stack))["stack"], STACK_FIELDS)
+    found = client.get(stack_path(client, stack))["stack"]
+    out.record(found if out.fmt == "json" else readable(found), STACK_FIELDS)
 
 
 @stack_app.command("update")

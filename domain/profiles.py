@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+#: Nova's rule for server metadata (`parameter_types.metadata`): a profile that broke it
+#: would be accepted, then fail every node create of its clusters.
+MetadataKey = Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[A-Za-z0-9_.: -]+$")]
+MetadataValue = Annotated[str, Field(max_length=255)]
 
 
 class ServerProperties(BaseModel):
@@ -15,7 +20,7 @@ class ServerProperties(BaseModel):
     flavor: str = Field(min_length=1, max_length=255)
     image: str = Field(min_length=1, max_length=255)
     name: str | None = Field(None, max_length=255)
-    metadata: dict[str, str] = Field(default_factory=dict, max_length=64)
+    metadata: dict[MetadataKey, MetadataValue] = Field(default_factory=dict, max_length=64)
 
 
 class ProfileSpec(BaseModel):
