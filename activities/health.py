@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
@@ -33,6 +33,7 @@ from temporalio.exceptions import ApplicationError
 from activities.cloud.compute import Server
 from activities.cloud.loadbalancer import Member
 from activities.cloud.session import CloudSession
+from activities.listings import DEFAULT_MAX_AGE_S, SharedListing
 from domain.errors import InvalidRequest, WardenError
 from domain.health import NodeProbe, ProbeRequest, ProbeResult, ProbeState, ProbeTarget
 from domain.policies import (
@@ -94,6 +95,7 @@ class HealthActivities:
         url_allowlist: Sequence[str] = (),
         http: httpx.AsyncClient | None = None,
         poll_timeout_s: float = 10.0,
+        listing_max_age_s: float = DEFAULT_MAX_AGE_S,
     ) -> None:
         """Hold the clients for the worker's lifetime.
 
@@ -102,8 +104,10 @@ class HealthActivities:
             url_allowlist: Hosts, `*.suffix` or URL prefixes poll URLs may target; empty = any.
             http: A client for poll URLs to use instead of creating one (closed by its owner).
             poll_timeout_s: Bound on one poll URL request, connect to last byte.
+            listing_max_age_s: How long one server listing serves other clusters' probes.
         """
         self._session = session
+        self._servers = SharedListing(self._list_servers, max_age_s=listing_max_age_s)
         self._allowlist = tuple(url_allowlist)
         self._timeout = httpx.Timeout(poll_timeout_s)
         self._owns_http = http is None
@@ -165,7 +169,7 @@ class HealthActivities:
     async def _probe_mode(self, mode: DetectionMode, request: ProbeRequest) -> tuple[Findings, str]:
         targets = request.targets
         if isinstance(mode, NodeStatusPolling):
-            return await self._poll_node_status(targets)
+            return await self._poll_node_status(targets, shared=request.share_listing)
         if isinstance(mode, NodeStatusPollUrl):
             return await self._poll_urls(targets, mode.options, request.concurrency), ""
         if isinstance(mode, LbStatusPolling):
@@ -175,17 +179,21 @@ class HealthActivities:
 
     # --- NODE_STATUS_POLLING ---------------------------------------------------------
 
-    async def _poll_node_status(self, targets: Sequence[ProbeTarget]) -> tuple[Findings, str]:
+    async def _poll_node_status(
+        self, targets: Sequence[ProbeTarget], *, shared: bool
+    ) -> tuple[Findings, str]:
         if not any(t.physical_id for t in targets):
             return _all(targets, ProbeState.UNKNOWN, "Node has no server yet"), ""
         try:
-            servers = await self._session.compute.list_servers()
+            by_id = await (self._servers.get() if shared else self._list_servers())
         except WardenError as err:
             why = f"compute API: {err.message}"
             return _all(targets, ProbeState.UNKNOWN, f"Could not ask the {why}"), why
-        activity.heartbeat(f"listed {len(servers)} servers")
-        by_id = {server.id: server for server in servers}
+        activity.heartbeat(f"listed {len(by_id)} servers")
         return {t.node_id: _server_finding(t.physical_id, by_id) for t in targets}, ""
+
+    async def _list_servers(self) -> dict[str, Server]:
+        return {server.id: server for server in await self._session.compute.list_servers()}
 
     # --- LB_STATUS_POLLING -----------------------------------------------------------
 
@@ -277,7 +285,7 @@ def _parse_detection(request: ProbeRequest) -> Detection:
         ) from None
 
 
-def _server_finding(physical_id: str | None, by_id: dict[str, Server]) -> Finding:
+def _server_finding(physical_id: str | None, by_id: Mapping[str, Server]) -> Finding:
     if not physical_id:
         return Finding(ProbeState.UNKNOWN, "Node has no server yet")
     server = by_id.get(physical_id)

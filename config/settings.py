@@ -47,6 +47,12 @@ class Settings(BaseSettings):
     simcloud_port: int = 8774
 
     health_check_interval_min: int = Field(60, ge=1)
+    health_listing_max_age_s: float = Field(
+        1.0,
+        ge=0,
+        le=30,
+        description="How long one compute listing serves other clusters' health rounds",
+    )
     hook_url_allowlist: list[str] = Field(
         default_factory=list,
         description="Hosts (`api.example.com`, `*.example.com`) or URL prefixes hook and "

@@ -42,6 +42,10 @@ class ProbeRequest(BaseModel):
     detection: dict[str, object]
     targets: list[ProbeTarget]
     concurrency: int = Field(20, ge=1, le=500)
+    #: Whether a server listing made for another cluster's probe moments ago (at most
+    #: `WARDEN_HEALTH_LISTING_MAX_AGE_S`) will do. Health rounds share; a recovery's
+    #: verification, which must see the state after its own step, does not.
+    share_listing: bool = False
 
 
 class NodeProbe(BaseModel):

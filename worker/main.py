@@ -121,7 +121,11 @@ async def _serve(
         record_event=store.record_event,
         url_allowlist=settings.hook_url_allowlist,
     )
-    probes = HealthActivities(cloud, url_allowlist=settings.hook_url_allowlist)
+    probes = HealthActivities(
+        cloud,
+        url_allowlist=settings.hook_url_allowlist,
+        listing_max_age_s=settings.health_listing_max_age_s,
+    )
     with ThreadPoolExecutor(max_workers=16, thread_name_prefix="activity") as executor:
         worker = Worker(
             client,

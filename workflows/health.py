@@ -214,6 +214,7 @@ class HealthManagerWorkflow:
                     cluster_id=self.inp.cluster_id,
                     detection=self.props.detection.model_dump(mode="json"),
                     targets=self.view.targets,
+                    share_listing=True,
                 ),
                 start_to_close_timeout=timedelta(minutes=5),
                 heartbeat_timeout=timedelta(seconds=60),

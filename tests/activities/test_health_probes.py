@@ -144,6 +144,30 @@ def states(result: ProbeResult) -> dict[str, ProbeState]:
 # --- NODE_STATUS_POLLING ----------------------------------------------------------------
 
 
+async def test_health_rounds_share_a_recent_listing_and_verification_does_not(
+    cloud: CloudSession, sim: SimControl
+) -> None:
+    health = HealthActivities(cloud, listing_max_age_s=30.0)
+    try:
+        server = await cloud.compute.create_server("shared", "cirros", "m1.tiny")
+        modes = detection(NODE_STATUS)
+
+        def request(*, share: bool) -> ProbeRequest:
+            return ProbeRequest(
+                cluster_id="c", detection=modes, targets=[target(server)], share_listing=share
+            )
+
+        env = ActivityEnvironment()
+        assert states(await env.run(health.probe_nodes, request(share=True))) == {"node-shared": H}
+        await sim.fault(server.id, "shutoff")
+        # Another cluster's round within max age reuses the listing: one call per project.
+        assert states(await env.run(health.probe_nodes, request(share=True))) == {"node-shared": H}
+        # A recovery's verification must see the state after its own step.
+        assert states(await env.run(health.probe_nodes, request(share=False))) == {"node-shared": U}
+    finally:
+        await health.aclose()
+
+
 async def test_node_status_polling_flags_each_fault_kind_with_its_reason(
     health: HealthActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
