@@ -155,6 +155,7 @@ class RecoveryPlan(BaseModel):
     detection: dict[str, object] | None = None
     fencing: bool = True
     node_delete_timeout: int = 20
+    node_force_recreate: bool = False
     concurrency: int = 1
 
 

@@ -241,6 +241,7 @@ def plan_recover(state: ClusterState, params: Mapping[str, Any]) -> RecoveryPlan
         detection=policy.detection.model_dump(mode="json") if policy else None,
         fencing=FencingType.COMPUTE in policy.recovery.fencing if policy else True,
         node_delete_timeout=policy.recovery.node_delete_timeout if policy else 20,
+        node_force_recreate=policy.recovery.node_force_recreate if policy else False,
         concurrency=policy.max_concurrent(size) if policy else max(1, -(-size * 5 // 100)),
     )
 

@@ -668,6 +668,7 @@ class ClusterWorkflow:
                 detection=plan.detection,
                 fencing=plan.fencing,
                 node_delete_timeout=plan.node_delete_timeout,
+                node_force_recreate=plan.node_force_recreate,
                 concurrency=plan.concurrency,
             )
         elif op.name in _CHILDREN:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
+from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
@@ -49,6 +50,12 @@ with workflow.unsafe.imports_passed_through():
     from workflows.entity import failure_reason, record
 
 STEP_TIMEOUT = timedelta(minutes=5)
+#: Each fence attempt already waits `node_delete_timeout` for confirmation.
+FENCE_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(seconds=10),
+    maximum_attempts=3,
+)
 
 
 class NodeRecoveryInput(BaseModel):
@@ -65,6 +72,9 @@ class NodeRecoveryInput(BaseModel):
     detection: dict[str, Any] | None = None
     fencing: bool = True
     node_delete_timeout: int = 20
+    #: Create the replacement even when the old server could be neither deleted nor
+    #: powered off (Senlin's `node_force_recreate`).
+    node_force_recreate: bool = False
 
 
 class ClusterRecoverInput(BaseModel):
@@ -80,6 +90,7 @@ class ClusterRecoverInput(BaseModel):
     detection: dict[str, Any] | None = None
     fencing: bool = True
     node_delete_timeout: int = 20
+    node_force_recreate: bool = False
     concurrency: int = 1
 
 
@@ -106,6 +117,7 @@ class ClusterRecoverWorkflow:
                         detection=inp.detection,
                         fencing=inp.fencing,
                         node_delete_timeout=inp.node_delete_timeout,
+                        node_force_recreate=inp.node_force_recreate,
                     ),
                     id=f"node-recover:{node.node_id}:{inp.action_id}",
                     static_summary=f"recover node {node.name} of cluster {inp.cluster_name}",
@@ -195,15 +207,9 @@ class NodeRecoveryWorkflow:
 
     async def _recreate(self, inp: NodeRecoveryInput, node: NodeState) -> NodeState:
         old = node.physical_id
+        fenced = "DELETED"
         if old and inp.fencing:
-            await workflow.execute_activity_method(
-                RecoveryActivities.fence_server,
-                FenceRequest(physical_id=old, delete=True, timeout_s=inp.node_delete_timeout),
-                start_to_close_timeout=timedelta(seconds=inp.node_delete_timeout + 30),
-                heartbeat_timeout=timedelta(seconds=30),
-                retry_policy=CLOUD_RETRY,
-                summary=f"fence {node.name}: delete and confirm",
-            )
+            fenced = await self._fence(inp, node, old)
         created: ServerInfo = await workflow.execute_activity_method(
             ComputeActivities.create_server,
             server_request(
@@ -215,7 +221,7 @@ class NodeRecoveryWorkflow:
         )
         node = node.model_copy(update={"physical_id": created.physical_id})
         await wait_until_active(created.physical_id, node.name)
-        if old and not inp.fencing:
+        if old and (not inp.fencing or fenced != "DELETED"):
             await workflow.execute_activity_method(
                 ComputeActivities.delete_server,
                 old,
@@ -224,6 +230,52 @@ class NodeRecoveryWorkflow:
                 summary=f"delete old server of {node.name}",
             )
         return node
+
+    async def _fence(self, inp: NodeRecoveryInput, node: NodeState, old: str) -> str:
+        """Make sure the old server can't run: deleted, else powered off, both confirmed.
+
+        Answers "DELETED", "SHUTOFF", or "UNFENCED" (only with `node_force_recreate`);
+        otherwise a fence that can't be confirmed fails the step.
+        """
+        try:
+            await self._fence_call(inp, node, old, delete=True)
+            return "DELETED"
+        except ActivityError as err:
+            # Before this patch a failed delete failed the step at once.
+            if not workflow.patched("fence-power-off-fallback"):
+                raise
+            delete_failed = failure_reason(err)
+        try:
+            await self._fence_call(inp, node, old, delete=False)
+        except ActivityError as err:
+            why = (
+                f"Fencing server {old} failed: not deleted ({delete_failed}) "
+                f"and not powered off ({failure_reason(err)})"
+            )
+            if not inp.node_force_recreate:
+                # Not chained: failure_reason() would pick the cause's narrower message.
+                raise StepFailed(why) from None
+            forced = f"{why}; creating the replacement anyway (node_force_recreate)"
+            await self._record(inp, node, "FENCE", forced, EventLevel.WARNING)
+            return "UNFENCED"
+        powered_off = (
+            f"Server {old} could not be deleted ({delete_failed}); it is powered off "
+            "and will be deleted once the replacement runs"
+        )
+        await self._record(inp, node, "FENCE", powered_off, EventLevel.WARNING)
+        return "SHUTOFF"
+
+    async def _fence_call(
+        self, inp: NodeRecoveryInput, node: NodeState, old: str, *, delete: bool
+    ) -> None:
+        await workflow.execute_activity_method(
+            RecoveryActivities.fence_server,
+            FenceRequest(physical_id=old, delete=delete, timeout_s=inp.node_delete_timeout),
+            start_to_close_timeout=timedelta(seconds=inp.node_delete_timeout + 30),
+            heartbeat_timeout=timedelta(seconds=30),
+            retry_policy=FENCE_RETRY,
+            summary=f"fence {node.name}: {'delete' if delete else 'power off'} and confirm",
+        )
 
     async def _user_workflow(
         self, inp: NodeRecoveryInput, node: NodeState, step: RecoveryStep, number: int

@@ -64,16 +64,21 @@ class FakeCloud:
     #: Recovery steps that cure a broken server in this fake cloud.
     cures: set[str] = field(default_factory=lambda: {"REBOOT", "REBUILD", "START", "UNPAUSE"})
     calls: list[tuple[str, str]] = field(default_factory=list)
+    #: Fence kinds ("delete", "power_off") this cloud cannot confirm.
+    fence_fails: set[str] = field(default_factory=set)
+    #: request_id → server id: a retried create answers the same server, as simcloud does.
+    requests: dict[str, str] = field(default_factory=dict)
 
     @activity.defn(name="create_server")
     async def create_server(self, request: ServerRequest) -> ServerInfo:
         self.creates += 1
-        found = [s for s in self.servers.values() if s.name == request.name]
-        if found:
-            return found[0]
+        known = self.requests.get(request.request_id)
+        if known in self.servers:
+            return self.servers[known]
         status = "ERROR" if request.name in self.fail_names else "ACTIVE"
         server = ServerInfo(physical_id=str(uuid.uuid4()), name=request.name, status=status)
         self.servers[server.physical_id] = server
+        self.requests[request.request_id] = server.physical_id
         return server
 
     @activity.defn(name="wait_server_active")
@@ -160,9 +165,19 @@ class FakeCloud:
             self.servers[physical_id] = server.model_copy(update={"locked": False})
 
     @activity.defn(name="fence_server")
-    async def fence_server(self, req: FenceRequest) -> None:
-        self.calls.append(("fence", req.physical_id))
-        self.servers.pop(req.physical_id, None)
+    async def fence_server(self, req: FenceRequest) -> str:
+        kind = "delete" if req.delete else "power_off"
+        self.calls.append(("fence" if req.delete else "fence_power_off", req.physical_id))
+        if kind in self.fence_fails:
+            # Non-retryable: retry timers would hold the time-skipping clock.
+            raise ApplicationError(
+                f"Server {req.physical_id} not confirmed", type="FencingTimeout", non_retryable=True
+            )
+        if req.delete:
+            self.servers.pop(req.physical_id, None)
+            return "DELETED"
+        self._set(req.physical_id, "SHUTOFF")
+        return "SHUTOFF"
 
     @activity.defn(name="wait_server_healthy")
     async def wait_server_healthy(self, physical_id: str) -> str:

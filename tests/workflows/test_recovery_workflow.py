@@ -14,13 +14,14 @@ from domain.clusters import (
     ClusterOperationRequest,
     LockClusterRequest,
     PolicyAttachRequest,
+    PolicyDetachRequest,
 )
 from store.clusters import NodeRecord
 from store.events import EventRecord
 from tests.workflows.support import Harness
 
 
-def health_policy(actions: list[dict[str, Any]]) -> PolicyAttachRequest:
+def health_policy(actions: list[dict[str, Any]], **recovery: Any) -> PolicyAttachRequest:
     return PolicyAttachRequest(
         policy=AttachedPolicy(
             policy_id=str(uuid.uuid4()),
@@ -31,7 +32,7 @@ def health_policy(actions: list[dict[str, Any]]) -> PolicyAttachRequest:
                     "interval": 60,
                     "detection_modes": [{"type": "NODE_STATUS_POLLING"}],
                 },
-                "recovery": {"actions": actions, "fencing": ["COMPUTE"]},
+                "recovery": {"actions": actions, "fencing": ["COMPUTE"], **recovery},
             },
         )
     )
@@ -162,3 +163,48 @@ async def test_user_temporal_workflow_step_gets_expanded_params(harness: Harness
     assert ("user_fix", node.physical_id) in harness.cloud.calls
     [after] = harness.rows(NodeRecord, id=node.id)
     assert after.status == "ACTIVE" and after.physical_id == node.physical_id
+
+
+async def test_server_that_cannot_be_deleted_is_powered_off_before_the_replacement(
+    harness: Harness,
+) -> None:
+    harness.cloud.fence_fails = {"delete"}
+    handle, cluster_id = await harness.create(desired=1)
+    await harness.update(handle, "policy_attach", health_policy([{"name": "RECREATE"}]))
+    node = await break_node(harness, cluster_id)
+    action = await harness.action_ends(await recover(harness, handle, nodes=[node.id]))
+    assert action.status == "SUCCEEDED", action.status_reason
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.physical_id != node.physical_id
+    kinds = [kind for kind, pid in harness.cloud.calls if pid == node.physical_id]
+    assert kinds == ["fence", "fence_power_off"]
+    # Powered off first, deleted once the replacement ran: no orphan is left.
+    assert node.physical_id not in harness.cloud.servers
+    fence = [e for e in harness.rows(EventRecord, obj_id=node.id) if e.action == "FENCE"]
+    assert len(fence) == 1 and "powered off" in fence[0].status_reason
+
+
+async def test_unconfirmed_fence_fails_recreate_unless_forced(harness: Harness) -> None:
+    harness.cloud.fence_fails = {"delete", "power_off"}
+    handle, cluster_id = await harness.create(desired=2)
+    unforced = health_policy([{"name": "RECREATE"}])
+    await harness.update(handle, "policy_attach", unforced)
+    first = await break_node(harness, cluster_id)
+    creates = harness.cloud.creates
+    action = await harness.action_ends(await recover(harness, handle, nodes=[first.id]))
+    assert action.status == "FAILED"
+    [after] = harness.rows(NodeRecord, id=first.id)
+    assert after.status == "ERROR" and "Fencing server" in after.status_reason
+    assert harness.cloud.creates == creates  # nothing was created beside a live server
+
+    detach = PolicyDetachRequest(policy_id=unforced.policy.policy_id)
+    await harness.update(handle, "policy_detach", detach)
+    await harness.update(
+        handle, "policy_attach", health_policy([{"name": "RECREATE"}], node_force_recreate=True)
+    )
+    action = await harness.action_ends(await recover(harness, handle, nodes=[first.id]))
+    assert action.status == "SUCCEEDED", action.status_reason
+    [forced] = harness.rows(NodeRecord, id=first.id)
+    assert forced.status == "ACTIVE" and forced.physical_id != first.physical_id
+    reasons = [e.status_reason for e in harness.rows(EventRecord, obj_id=first.id)]
+    assert any("node_force_recreate" in r for r in reasons)

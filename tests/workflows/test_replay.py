@@ -23,6 +23,7 @@ from domain.lifecycle import LifecycleNote
 from domain.stacks import LockLevel, LockStackRequest, MarkResourceRequest, StackOperationRequest
 from store.actions import ActionRecord
 from tests.workflows.support import Harness
+from tests.workflows.test_recovery_workflow import break_node, health_policy
 from tests.workflows.test_scale_in_workflow import hooked_cluster, scale_in, waiting_tokens
 from tests.workflows.test_stack_workflow import (
     GROUP,
@@ -61,6 +62,9 @@ def test_every_entity_and_operation_kind_has_a_saved_history() -> None:
         "ClusterCreateWorkflow",
         "ScaleInWorkflow",
         "NodeDeletionWorkflow",
+        "HealthManagerWorkflow",
+        "ClusterRecoverWorkflow",
+        "NodeRecoveryWorkflow",
     }
     assert expected <= kinds, expected - kinds
 
@@ -88,7 +92,7 @@ async def test_record_histories(harness: Harness) -> None:
     await create_stack(harness, NESTED)
     await create_stack(harness, GROUP)
 
-    cluster, _ = await hooked_cluster(harness, size=2, timeout=60)
+    cluster, cluster_id = await hooked_cluster(harness, size=2, timeout=60)
     parent = await scale_in(harness, cluster, 1)
     [token] = await waiting_tokens(harness, parent)
     node_delete = harness.env.client.get_workflow_handle(f"node-delete:{token.id}")
@@ -97,13 +101,24 @@ async def test_record_histories(harness: Harness) -> None:
     check = await harness.update(cluster, "check", ClusterOperationRequest())
     await harness.action_ends(check.action_id)
 
+    # Health and recovery: a manager watching the cluster, and a RECREATE whose old
+    # server can't be deleted, so the fence falls back to power-off.
+    await harness.update(cluster, "policy_attach", health_policy([{"name": "RECREATE"}]))
+    harness.cloud.fence_fails = {"delete"}
+    node = await break_node(harness, cluster_id)
+    recovered = await harness.update(cluster, "recover", ClusterOperationRequest(
+        params={"nodes": [node.id]}
+    ))  # fmt: skip
+    await harness.action_ends(recovered.action_id)
+
     ids = {*harness.started, *(a.workflow_id for a in harness.rows(ActionRecord) if a.workflow_id)}
+    ids |= {f"health:{cluster_id}", f"node-recover:{node.id}:{recovered.action_id}"}
     counts: dict[str, int] = {}
     for workflow_id in sorted(ids):
         wf = harness.env.client.get_workflow_handle(workflow_id)
         description = await wf.describe()
         if description.status != WorkflowExecutionStatus.COMPLETED and not workflow_id.startswith(
-            ("stack:", "cluster:")
+            ("stack:", "cluster:", "health:")
         ):
             continue
         history = await wf.fetch_history()
