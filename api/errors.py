@@ -10,7 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match, Route
+from starlette.routing import Match
 
 from domain import errors as e
 
@@ -82,19 +82,24 @@ def describe_validation(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "Invalid request"
 
 
+#: Methods a 405's `Allow` header may name.
+METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
 def allowed_methods(request: Request) -> str:
     """Every method some route serves at the request's path, for a 405's `Allow` header.
 
-    Starlette answers 405 from the first route whose path matches, naming only that
+    The router answers 405 from the first route whose path matches, naming only that
     route's methods; RFC 9110 wants all of the resource's.
     """
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        if isinstance(route, Route) and route.methods:
-            match, _ = route.matches(request.scope)
-            if match is not Match.NONE:
-                methods |= route.methods
-    return ", ".join(sorted(methods))
+    return ", ".join(
+        method
+        for method in METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] is Match.FULL
+            for route in request.app.router.routes
+        )
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:
