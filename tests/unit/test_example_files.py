@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from domain.policies import PolicyType, parse_policy_spec
+from domain.profiles import ProfileSpec
 from domain.stacks import ensure_supported
 from domain.templates import load_template, resolve_parameters
 
@@ -43,3 +44,10 @@ def test_example_web_stack_builds_the_server_last_from_the_other_two() -> None:
     assert template.creation_order()[-1] == "web"
     assert template.dependencies()["web"] == {"salt", "config"}
     assert template.resources["web"].properties["image"] == {"get_param": "image"}
+
+
+def test_example_server_profile_is_a_valid_profile_spec() -> None:
+    spec = ProfileSpec.model_validate(
+        yaml.safe_load((EXAMPLES / "server-profile.yaml").read_text())
+    )
+    assert spec.type == "os.nova.server"
