@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.projection import ChangeSet, NodeSnapshot
     from domain.servers import ServerRequest
     from workflows.entity import failure_reason, record
+    from workflows.search_attributes import outcome_status, show_final_status
 
 #: Nodes handled at once; keeps pending activities far below Temporal's 2,000.
 BATCH_SIZE = 100
@@ -122,6 +123,12 @@ def summarize_errors(nodes: list[NodeState], verb: str) -> str:
     return f"Failed to {verb} {len(failed)} node(s): {names}. {failed[0].status_reason}"
 
 
+def finished(result: NodesOperationResult) -> NodesOperationResult:
+    """Show how the operation ended in `WardenStatus`, then answer its result."""
+    show_final_status(outcome_status(result.error))
+    return result
+
+
 @workflow.defn(name="ClusterCreateWorkflow")
 class ClusterCreateWorkflow:
     """Create every node's server in parallel and wait for them to be ACTIVE."""
@@ -139,7 +146,7 @@ class ClusterCreateWorkflow:
             results = await asyncio.gather(*(self._create(inp, n) for n in creating))
             await record_nodes(inp, list(results), "NODE_CREATE")
             done.extend(results)
-        return NodesOperationResult(nodes=done, error=summarize_errors(done, "create"))
+        return finished(NodesOperationResult(nodes=done, error=summarize_errors(done, "create")))
 
     async def _create(self, inp: NodesOperationInput, node: NodeState) -> NodeState:
         try:
@@ -218,7 +225,9 @@ class ClusterCheckWorkflow:
         ]
         if changed:
             await record_nodes(inp, changed, "NODE_CHECK")
-        return NodesOperationResult(nodes=checked, error=summarize_errors(checked, "check"))
+        return finished(
+            NodesOperationResult(nodes=checked, error=summarize_errors(checked, "check"))
+        )
 
 
 @workflow.defn(name="ClusterDeleteWorkflow")
@@ -239,7 +248,9 @@ class ClusterDeleteWorkflow:
             if failed:
                 await record_nodes(inp, failed, "NODE_DELETE")
             remaining.extend(failed)
-        return NodesOperationResult(nodes=remaining, error=summarize_errors(remaining, "delete"))
+        return finished(
+            NodesOperationResult(nodes=remaining, error=summarize_errors(remaining, "delete"))
+        )
 
     async def _delete(self, node: NodeState) -> NodeState | None:
         if not node.physical_id:

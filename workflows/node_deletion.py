@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.projection import ChangeSet, NodeRemoval
     from workflows.cluster_ops import CLOUD_RETRY, node_snapshot, with_status
     from workflows.entity import failure_reason, record
+    from workflows.search_attributes import show_final_status
 
 #: Webhooks are retried with backoff until the hook's deadline.
 HOOK_RETRY = RetryPolicy(
@@ -113,7 +114,9 @@ class NodeDeletionWorkflow:
             self.outcome = await self._lifecycle(inp.deletion.hook)
         else:
             self.outcome = "no lifecycle wait"
-        return await self._remove()
+        result = await self._remove()
+        show_final_status("DELETED" if result.removed else "FAILED")
+        return result
 
     # ---- what apps (through the API or Temporal) and the parent send ----
 

@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
         POLL_RETRY,
         SERVER_WAIT,
         NodesOperationResult,
+        finished,
         node_snapshot,
         server_request,
         summarize_errors,
@@ -48,6 +49,7 @@ with workflow.unsafe.imports_passed_through():
         with_status,
     )
     from workflows.entity import failure_reason, record
+    from workflows.search_attributes import show_final_status, warden_attributes
 
 STEP_TIMEOUT = timedelta(minutes=5)
 #: Each fence attempt already waits `node_delete_timeout` for confirmation.
@@ -121,6 +123,11 @@ class ClusterRecoverWorkflow:
                     ),
                     id=f"node-recover:{node.node_id}:{inp.action_id}",
                     static_summary=f"recover node {node.name} of cluster {inp.cluster_name}",
+                    static_details=f"Node `{node.node_id}`, server `{node.physical_id}`; "
+                    f"parent action `{inp.action_id}`",
+                    search_attributes=warden_attributes(
+                        inp.project_id, "node-recover", inp.cluster_id, "RUNNING"
+                    ),
                 )
 
         workflow.set_current_details(
@@ -128,7 +135,7 @@ class ClusterRecoverWorkflow:
             f"{inp.concurrency} at a time"
         )
         nodes = list(await asyncio.gather(*(one(n) for n in inp.nodes)))
-        return NodesOperationResult(nodes=nodes, error=summarize_errors(nodes, "recover"))
+        return finished(NodesOperationResult(nodes=nodes, error=summarize_errors(nodes, "recover")))
 
 
 @workflow.defn(name="NodeRecoveryWorkflow")
@@ -158,6 +165,7 @@ class NodeRecoveryWorkflow:
                     f"Step {number} {step.name}: healthy again",
                     EventLevel.INFO,
                 )
+                show_final_status("SUCCEEDED")
                 return done
             failures.append(f"{step.name}: {why}")
             await self._record(
@@ -170,6 +178,7 @@ class NodeRecoveryWorkflow:
         reason = "All recovery actions failed: " + "; ".join(failures)
         failed = with_status(node, NodeStatus.ERROR, reason[:1000])
         await self._record(inp, failed, "NODE_RECOVER", failed.status_reason, EventLevel.ERROR)
+        show_final_status("FAILED")
         return failed
 
     async def _run_step(

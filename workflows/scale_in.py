@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cluster_ops import (
         CLOUD_RETRY,
         NodesOperationResult,
+        finished,
         node_snapshot,
         summarize_errors,
         with_status,
@@ -72,8 +73,8 @@ class ScaleInWorkflow:
                 timedelta(seconds=inp.deletion.grace_period), summary="grace period"
             )
         if len(inp.victims) > SHARD_SIZE:
-            return await self._sharded(inp)
-        return await self._remove(inp)
+            return finished(await self._sharded(inp))
+        return finished(await self._remove(inp))
 
     async def _sharded(self, inp: ScaleInInput) -> NodesOperationResult:
         shards = [inp.victims[i : i + SHARD_SIZE] for i in range(0, len(inp.victims), SHARD_SIZE)]

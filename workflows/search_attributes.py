@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from temporalio import workflow
 from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
 
 WARDEN_PROJECT = SearchAttributeKey.for_keyword("WardenProject")
@@ -25,3 +26,18 @@ def warden_attributes(project: str, kind: str, target: str, status: str) -> Type
             SearchAttributePair(WARDEN_STATUS, status),
         ]
     )
+
+
+def show_final_status(status: str) -> None:
+    """Set `WardenStatus` to how an operation ended (inside a workflow, as its last step).
+
+    Before this patch, operations kept the status they started with (`RUNNING`), so
+    `WardenStatus="FAILED"` found nothing; histories from then replay unchanged.
+    """
+    if workflow.patched("final-warden-status"):
+        workflow.upsert_search_attributes([WARDEN_STATUS.value_set(status)])
+
+
+def outcome_status(error: str) -> str:
+    """`SUCCEEDED`, or `FAILED` when the operation reports an error."""
+    return "FAILED" if error else "SUCCEEDED"

@@ -110,6 +110,8 @@ class StackOperationWorkflow:
         self.nested: dict[str, NestedOutcome] = {}
         #: Steps running now, by resource name (cancel stops the pure waits among them).
         self.waiting: dict[str, asyncio.Task[bool]] = {}
+        #: Steps ended in the current graph walk (for the current details).
+        self.finished = 0
 
     @workflow.signal(name=NESTED_FINISHED)
     def nested_finished(self, outcome: NestedOutcome) -> None:
@@ -455,6 +457,7 @@ class StackOperationWorkflow:
         """Run `step` on every name once everything it waits for has succeeded."""
         loop = asyncio.get_running_loop()
         done: dict[str, asyncio.Future[bool]] = {n: loop.create_future() for n in order}
+        self.finished = 0
 
         async def one(name: str) -> None:
             ok = True
@@ -467,6 +470,7 @@ class StackOperationWorkflow:
             async with self.limit:
                 task: asyncio.Task[bool] = asyncio.create_task(step(name))
                 self.waiting[name] = task
+                self._show(len(order))
                 try:
                     done[name].set_result(await task)
                 except asyncio.CancelledError:
@@ -476,8 +480,20 @@ class StackOperationWorkflow:
                     )
                 finally:
                     self.waiting.pop(name, None)
+                    self.finished += 1
+                    self._show(len(order))
 
         await asyncio.gather(*(one(n) for n in order))
+
+    def _show(self, total: int) -> None:
+        """Current details for the UI (not a command, so replays are unaffected)."""
+        inp, busy = self._inp(), sorted(self.waiting)
+        now = ", ".join(f"`{n}`" for n in busy[:8]) + (" …" if len(busy) > 8 else "")
+        workflow.set_current_details(
+            f"{inp.action.value} of stack **{inp.spec.name}**: "
+            f"{self.finished}/{total} resource step(s) done"
+            + (f"; working on {now}" if busy else "")
+        )
 
     def _fail(self, reason: str) -> None:
         if not self.error:

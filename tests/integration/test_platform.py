@@ -180,6 +180,16 @@ async def test_every_operation_is_findable_by_search_attributes(warden: Warden) 
     assert await described.static_summary() == "cluster it-ui"
     assert described.typed_search_attributes is not None
 
+    # A finished operation says how it ended, so `WardenStatus="FAILED"` finds failures.
+    async def succeeded() -> list[str] | None:
+        query = (
+            f'WardenKind="cluster-op" AND WardenTarget="{cluster_id}" AND WardenStatus="SUCCEEDED"'
+        )
+        found = [w.id async for w in warden.temporal.list_workflows(query)]
+        return found or None
+
+    assert (await eventually(succeeded, what="final WardenStatus"))[0].startswith("cluster-op:")
+
 
 async def _two(listed: Any) -> list[str] | None:
     ids: list[str] = await listed()
