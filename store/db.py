@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,18 +40,31 @@ def make_engine(url: str) -> Engine:
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    _use_wal(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
+
+
+def _use_wal(cursor: Any) -> None:
+    # Two processes opening a new file at once both try to switch it to WAL, and
+    # SQLite fails the loser at once instead of waiting its busy_timeout: retry.
+    for _ in range(50):
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError:
+            time.sleep(0.1)
+        else:
+            return
+    cursor.execute("PRAGMA journal_mode=WAL")
 
 
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest Alembic revision.
 
     Safe when several processes start at once: PostgreSQL takes an advisory lock,
-    SQLite serialises writers itself.
+    SQLite the database's write lock before Alembic reads the schema version.
     """
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
@@ -58,6 +73,10 @@ def migrate(engine: Engine) -> None:
             connection.execute(
                 sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK}
             )
+        elif connection.dialect.name == "sqlite":
+            # pysqlite opens no transaction before DDL, so two processes would both
+            # find no schema and both create it; the loser waits here (busy_timeout).
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
     logger.info("database schema is at the newest revision")
