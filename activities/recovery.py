@@ -155,21 +155,29 @@ class RecoveryActivities:
         pid = request.physical_id
         deadline = time.monotonic() + request.timeout_s
         delay = FIRST_POLL_S
+        seen = "not yet read"
         while True:
-            server = await self._find(pid)
-            if server is None:
-                return "DELETED"
-            if not request.delete and server.status.upper() == "SHUTOFF" and not _busy(server):
-                return "SHUTOFF"
-            if not _busy(server) and server.status.upper() != "DELETED":
-                await self._fence_step(server, delete=request.delete)
-            activity.heartbeat(f"fencing server {pid}: {_describe(server)}")
+            try:
+                server = await self._find(pid)
+                if server is None:
+                    return "DELETED"
+                seen = _describe(server)
+                if not request.delete and server.status.upper() == "SHUTOFF" and not _busy(server):
+                    return "SHUTOFF"
+                if not _busy(server) and server.status.upper() != "DELETED":
+                    await self._fence_step(server, delete=request.delete)
+            except ApplicationError as err:
+                # A flaky cloud (5xx, timeouts) must not end the fence early: keep
+                # asking until the deadline. Permanent refusals still end it at once.
+                if err.non_retryable:
+                    raise
+                seen = f"unknown ({err.message})"
+            activity.heartbeat(f"fencing server {pid}: {seen}")
             left = deadline - time.monotonic()
             if left <= 0:
                 goal = "gone" if request.delete else "SHUTOFF"
                 raise ApplicationError(
-                    f"Server {pid} is still {_describe(server)}, not {goal}, "
-                    f"after {request.timeout_s}s",
+                    f"Server {pid} is still {seen}, not {goal}, after {request.timeout_s}s",
                     type="FencingTimeout",
                 )
             await asyncio.sleep(min(delay, left))

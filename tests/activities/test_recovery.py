@@ -191,6 +191,37 @@ async def test_fence_times_out_retryably_when_the_server_never_stops(
     assert len(beats) >= 2
 
 
+async def test_fence_rides_out_a_flaky_cloud_until_its_deadline(
+    recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
+) -> None:
+    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    await sim.api_faults(error_rate=0.5, status=503)
+    try:
+        done = await run(
+            recovery.fence_server, FenceRequest(physical_id=server.id, delete=True, timeout_s=30)
+        )
+    finally:
+        await sim.api_faults(error_rate=0.0)
+    assert done == "DELETED"
+    with pytest.raises(BackendNotFound):
+        await cloud.compute.get_server(server.id)
+
+
+async def test_fence_during_an_outage_times_out_naming_the_error(
+    recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
+) -> None:
+    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    await sim.api_faults(error_rate=1.0, status=503)
+    try:
+        error = await fails(
+            run(recovery.fence_server, FenceRequest(physical_id=server.id, timeout_s=1))
+        )
+    finally:
+        await sim.api_faults(error_rate=0.0)
+    assert (error.type, error.non_retryable) == ("FencingTimeout", False)
+    assert "still unknown (" in error.message
+
+
 async def test_fence_of_a_locked_server_fails_permanently(
     recovery: RecoveryActivities, cloud: CloudSession
 ) -> None:
