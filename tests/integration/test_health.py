@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.integration.conftest import Warden
-from tests.integration.test_lifecycle_hooks import act, hooked_cluster, nodes_of
+from tests.integration.test_lifecycle_hooks import act, hooked_cluster, nodes_of, waiting_tokens
 from tests.integration.test_platform import action_done, sim_servers
 from tests.support.eventually import eventually
 from tests.support.simcloud_server import SimControl
@@ -188,3 +188,138 @@ async def test_failing_app_found_by_url_polling_is_rebuilt(warden: Warden) -> No
             if e["action"] == "HEALTH_CHECK"
         ]
         assert any("UNHEALTHY" in c and "503" in c for c in checks), checks
+
+
+async def _events_of(api: httpx.AsyncClient, node_id: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = (await api.get("/v1/events", params={"obj_id": node_id})).json()[
+        "events"
+    ]
+    return found
+
+
+async def _checked_twice_since(api: httpx.AsyncClient, cluster_id: str, node_id: str) -> None:
+    """Wait until the manager has probed the node in two rounds that began after now."""
+    first: list[str] = []
+
+    async def rounds() -> bool | None:
+        health = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]["health"]
+        for node in health.get("nodes", []):
+            seen = node["checked_at"]
+            if node["node_id"] == node_id and seen and seen not in first:
+                first.append(seen)
+        return len(first) >= 3 or None
+
+    await eventually(rounds, timeout=60, what="two more probe rounds")
+
+
+async def test_lb_polling_with_all_failed_waits_for_every_mode_then_any_failed_acts(
+    warden: Warden,
+) -> None:
+    pool = f"pool-{uuid.uuid4().hex[:6]}"
+    profile = {
+        "profile": {
+            "name": f"lb-{uuid.uuid4().hex[:6]}",
+            "spec": {
+                "type": "os.nova.server",
+                "version": "1.0",
+                # simcloud puts servers with this metadata into the Octavia pool.
+                "properties": {
+                    "flavor": "m1.tiny",
+                    "image": "cirros",
+                    "metadata": {"lb_pool_id": pool},
+                },
+            },
+        }
+    }
+    modes = [
+        {"type": "NODE_STATUS_POLLING"},
+        {"type": "LB_STATUS_POLLING", "options": {"pool_id": pool}},
+    ]
+    async with warden.client() as api, httpx.AsyncClient(base_url=warden.simcloud_url) as sim:
+        made = await api.post("/v1/profiles", json=profile)
+        assert made.status_code == 201, made.text
+        created = await api.post(
+            "/v1/clusters",
+            json={
+                "cluster": {
+                    "name": f"lb-{uuid.uuid4().hex[:6]}",
+                    "profile_id": made.json()["profile"]["id"],
+                    "desired_capacity": 2,
+                }
+            },
+        )
+        assert created.status_code == 202, created.text
+        cluster_id = created.json()["cluster"]["id"]
+        assert (await action_done(api, created.headers["Location"]))["status"] == "SUCCEEDED"
+        policy_id = await attach_health(
+            api,
+            cluster_id,
+            health_spec(
+                [{"name": "REBOOT"}], detection_modes=modes, recovery_conditional="ALL_FAILED"
+            ),
+        )
+        victim = sorted(await nodes_of(api, cluster_id), key=lambda n: n["name"])[0]
+        control = SimControl(sim)
+
+        # Only the load balancer sees it OFFLINE; the server is ACTIVE: not ALL failed.
+        await control.fault(victim["physical_id"], "lb_offline", cured_by=["REBOOT"])
+        await _checked_twice_since(api, cluster_id, victim["id"])
+        assert not [
+            e for e in await _events_of(api, victim["id"]) if e["action"].startswith("RECOVER_")
+        ]
+
+        # With ANY_FAILED the pool member's status alone is enough.
+        detach = await act(api, cluster_id, {"policy_detach": {"policy_id": policy_id}})
+        assert detach.status_code == 202, detach.text
+        await warden.temporal.get_workflow_handle(f"health:{cluster_id}").result()
+        await attach_health(
+            api,
+            cluster_id,
+            health_spec(
+                [{"name": "REBOOT"}], detection_modes=modes, recovery_conditional="ANY_FAILED"
+            ),
+        )
+
+        async def healed() -> list[dict[str, Any]] | None:
+            events = await _events_of(api, victim["id"])
+            return events if any(e["action"] == "RECOVER_REBOOT" for e in events) else None
+
+        events = await eventually(healed, timeout=60, what="recovery of the OFFLINE member")
+        checks = [e["status_reason"] for e in events if e["action"] == "HEALTH_CHECK"]
+        assert any("LB_STATUS_POLLING" in r and "OFFLINE" in r for r in checks), checks
+
+
+async def test_health_checks_pause_during_scale_in_and_resume_after(warden: Warden) -> None:
+    hooks = {"type": "zaqar", "params": {"queue": f"q-{uuid.uuid4().hex[:6]}"}, "timeout": 3600}
+    async with warden.client() as api, httpx.AsyncClient(base_url=warden.simcloud_url) as sim:
+        cluster_id, _ = await hooked_cluster(api, hooks, size=3)
+        await attach_health(api, cluster_id, health_spec([{"name": "REBOOT"}]))
+        nodes = sorted(await nodes_of(api, cluster_id), key=lambda n: n["name"])
+        scaled = await act(api, cluster_id, {"scale_in": {"count": 1}})
+        assert scaled.status_code == 202, scaled.text
+
+        async def paused() -> bool | None:
+            health = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]["health"]
+            return health.get("paused") or None
+
+        await eventually(paused, timeout=30, what="health checks paused by the scale-in")
+        # A node breaks while the cluster waits on the victim's hook: no recovery yet.
+        survivor = nodes[-1]
+        await SimControl(sim).fault(survivor["physical_id"], "shutoff", cured_by=["REBOOT"])
+        [waiting] = await waiting_tokens(api, scaled.json()["action"])
+        token = waiting["id"]
+        health = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]["health"]
+        assert health["paused"] is True
+        assert not [
+            e for e in await _events_of(api, survivor["id"]) if e["action"] == "NODE_RECOVER"
+        ]
+
+        done = await act(api, cluster_id, {"complete_lifecycle": {"lifecycle_action_token": token}})
+        assert done.status_code == 202, done.text
+        assert (await action_done(api, scaled.headers["Location"]))["status"] == "SUCCEEDED"
+
+        async def healed() -> bool | None:
+            events = await _events_of(api, survivor["id"])
+            return any(e["action"] == "RECOVER_REBOOT" for e in events) or None
+
+        await eventually(healed, timeout=60, what="recovery once the checks resumed")
