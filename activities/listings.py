@@ -56,9 +56,6 @@ class SharedListing(Generic[T]):
         if not self._reusable():
             self._started = self._clock()
             self.fetches += 1
-            self._task = asyncio.ensure_future(self._call())
+            self._task = asyncio.ensure_future(self._fetch())
         assert self._task is not None
         return await asyncio.shield(self._task)
-
-    async def _call(self) -> Mapping[str, T]:
-        return await self._fetch()

@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
-from typing import Any
-
-from temporalio.service import RPCError
 
 from api.auth import Caller
 from api.deps import Database
 from api.temporal import TemporalGateway
 from domain.actions import ActionName, ActionStatus
-from domain.errors import Conflict, NotFound, WardenError
+from domain.errors import Conflict, NotFound
 from domain.lifecycle import LifecycleNote
 from store.actions import ActionRecord, get_action
 from store.clusters import ClusterRecord
-from workflows.node_deletion import LifecycleView
-
-#: An action read must stay fast even when no worker answers queries.
-QUERY_TIMEOUT = timedelta(seconds=2)
 
 #: A victim's workflow starts within milliseconds of its row; wait this long at most.
 START_RETRIES = 25
@@ -68,14 +60,3 @@ async def signal_lifecycle(
             continue
         return token
     raise Conflict(f"The lifecycle action {token} is not ready yet; retry shortly.")
-
-
-async def lifecycle_view(temporal: TemporalGateway, token: str) -> dict[str, Any]:
-    """`describe` of `node-delete:{token}` (deadline, heartbeats), or why it is unavailable."""
-    try:
-        client = await temporal.client()
-        handle = client.get_workflow_handle(f"node-delete:{token}")
-        view = await handle.query("describe", result_type=LifecycleView, rpc_timeout=QUERY_TIMEOUT)
-    except (TimeoutError, RPCError, WardenError) as err:
-        return {"available": False, "reason": str(err) or type(err).__name__}
-    return {"available": True, **view.model_dump(mode="json")}

@@ -8,6 +8,7 @@ from collections.abc import Awaitable
 from datetime import timedelta
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
 from temporalio.client import (
     Client,
     WorkflowUpdateFailedError,
@@ -23,6 +24,10 @@ from healthcheck import HealthManager
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+#: Reads that include a workflow's `describe` stay fast even when no worker answers.
+DESCRIBE_TIMEOUT = timedelta(seconds=2)
 
 
 class TemporalGateway:
@@ -106,6 +111,19 @@ class TemporalGateway:
             ),
             subject=subject,
         )
+
+    async def describe(self, workflow_id: str, result_type: type[BaseModel]) -> dict[str, Any]:
+        """The workflow's `describe` query as JSON with `available: true`, or
+        `available: false` and why: a read that shows it must never fail or hang on it."""
+        try:
+            client = await self.client()
+            handle = client.get_workflow_handle(workflow_id)
+            view = await handle.query(
+                "describe", result_type=result_type, rpc_timeout=DESCRIBE_TIMEOUT
+            )
+        except (TimeoutError, RPCError, WardenError) as err:
+            return {"available": False, "reason": str(err) or type(err).__name__}
+        return {"available": True, **view.model_dump(mode="json")}
 
     async def ping(self) -> None:
         """Record whether Temporal answers (run periodically, not per request)."""

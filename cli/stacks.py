@@ -272,47 +272,28 @@ def unlock(ctx: typer.Context, stack: Stack, fmt: FormatOpt = None) -> None:
     out.done(f"Stack {stack} unlocked.", {"locked": False})
 
 
-def _operation(
-    ctx: typer.Context, stack: str, name: str, fmt: FormatOpt, wait: bool, timeout: float
-) -> None:
-    client, out, path = _action(ctx, stack, {name: None}, fmt)
-    _follow(client, out, path, name.upper(), wait=wait, timeout=timeout)
+def _operation_command(name: str, help_text: str) -> None:
+    """Register `warden stack <name>`: a stack action that `--wait` can follow."""
+
+    def command(
+        ctx: typer.Context,
+        stack: Stack,
+        wait: WaitOpt = False,
+        timeout: TimeoutOpt = DEFAULT_TIMEOUT_S,
+        fmt: FormatOpt = None,
+    ) -> None:
+        client, out, path = _action(ctx, stack, {name: None}, fmt)
+        _follow(client, out, path, name.upper(), wait=wait, timeout=timeout)
+
+    stack_app.command(name, help=help_text)(command)
 
 
-@stack_app.command("check")
-def check(
-    ctx: typer.Context,
-    stack: Stack,
-    wait: WaitOpt = False,
-    timeout: TimeoutOpt = DEFAULT_TIMEOUT_S,
-    fmt: FormatOpt = None,
-) -> None:
-    """Check every resource against the cloud; failed ones become CHECK_FAILED."""
-    _operation(ctx, stack, "check", fmt, wait, timeout)
-
-
-@stack_app.command("suspend")
-def suspend(
-    ctx: typer.Context,
-    stack: Stack,
-    wait: WaitOpt = False,
-    timeout: TimeoutOpt = DEFAULT_TIMEOUT_S,
-    fmt: FormatOpt = None,
-) -> None:
-    """Suspend every server of the stack."""
-    _operation(ctx, stack, "suspend", fmt, wait, timeout)
-
-
-@stack_app.command("resume")
-def resume(
-    ctx: typer.Context,
-    stack: Stack,
-    wait: WaitOpt = False,
-    timeout: TimeoutOpt = DEFAULT_TIMEOUT_S,
-    fmt: FormatOpt = None,
-) -> None:
-    """Resume a suspended stack."""
-    _operation(ctx, stack, "resume", fmt, wait, timeout)
+for _name, _help in (
+    ("check", "Check every resource against the cloud; failed ones become CHECK_FAILED."),
+    ("suspend", "Suspend every server of the stack."),
+    ("resume", "Resume a suspended stack."),
+):
+    _operation_command(_name, _help)
 
 
 @stack_app.command("cancel-update")

@@ -18,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.projection import ChangeSet, NodeSnapshot
     from domain.servers import ServerRequest
     from workflows.entity import failure_reason, record
-    from workflows.search_attributes import outcome_status, show_final_status
+    from workflows.search_attributes import show_final_status
 
 #: Nodes handled at once; keeps pending activities far below Temporal's 2,000.
 BATCH_SIZE = 100
@@ -125,7 +125,7 @@ def summarize_errors(nodes: list[NodeState], verb: str) -> str:
 
 def finished(result: NodesOperationResult) -> NodesOperationResult:
     """Show how the operation ended in `WardenStatus`, then answer its result."""
-    show_final_status(outcome_status(result.error))
+    show_final_status("FAILED" if result.error else "SUCCEEDED")
     return result
 
 

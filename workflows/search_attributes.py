@@ -36,8 +36,3 @@ def show_final_status(status: str) -> None:
     """
     if workflow.patched("final-warden-status"):
         workflow.upsert_search_attributes([WARDEN_STATUS.value_set(status)])
-
-
-def outcome_status(error: str) -> str:
-    """`SUCCEEDED`, or `FAILED` when the operation reports an error."""
-    return "FAILED" if error else "SUCCEEDED"

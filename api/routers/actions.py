@@ -8,13 +8,13 @@ from fastapi import APIRouter, Path, Query
 
 from api.auth import CallerDep
 from api.deps import DbDep, TemporalDep
-from api.lifecycle import lifecycle_view
 from api.schemas.actions import ActionEnvelope, ActionList, ActionPublic, EventList, EventPublic
 from api.schemas.common import ERROR_RESPONSES
 from domain.actions import ActionName, ActionStatus
 from domain.errors import NotFound
 from store.actions import get_action, list_actions
 from store.events import list_events
+from workflows.node_deletion import LifecycleView
 
 router = APIRouter(prefix="/v1", tags=["actions"], responses=ERROR_RESPONSES)
 
@@ -65,7 +65,7 @@ async def get_action_route(
         record.name == ActionName.NODE_DELETE
         and record.status == ActionStatus.WAITING_LIFECYCLE_COMPLETION
     ):
-        action.lifecycle = await lifecycle_view(temporal, record.id)
+        action.lifecycle = await temporal.describe(f"node-delete:{record.id}", LifecycleView)
     return ActionEnvelope(action=action)
 
 

@@ -17,7 +17,6 @@ from api.clusters import (
     send_cluster_update,
 )
 from api.deps import DbDep, TemporalDep
-from api.health import health_summary
 from api.lifecycle import signal_lifecycle
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import (
@@ -54,6 +53,7 @@ from store.clusters import (
     list_clusters,
     list_nodes,
 )
+from workflows.health import HealthSummary
 
 router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)
 ClusterId = Annotated[str, Path(max_length=255)]
@@ -109,7 +109,8 @@ async def get_cluster_route(
     if view is None:
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")
     if any(p.get("type") == PolicyType.HEALTH.value for p in view.policies):
-        view = view.model_copy(update={"health": await health_summary(temporal, view.id)})
+        health = await temporal.describe(f"health:{view.id}", HealthSummary)
+        view = view.model_copy(update={"health": health})
     return ClusterEnvelope(cluster=view)
 
 
