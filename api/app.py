@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from api.auth import Caller, Role, TokenStore
 from api.deps import Database
 from api.errors import install_error_handlers
+from api.keystone import keystone_validator
 from api.limits import BodySizeLimit
 from api.routers import actions, clusters, notifications, policies, profiles, stacks, whoami
 from api.routers import health as health_routes
@@ -38,6 +39,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     engine = make_engine(settings.resolved_database_url)
     temporal = TemporalGateway(settings, health)
+    keystone = keystone_validator(settings)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -51,6 +53,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # a while; shutting down must not wait on it.
             await asyncio.wait({pinger}, timeout=2)
             engine.dispose()
+            if keystone is not None:
+                await keystone.aclose()
 
     app = FastAPI(
         title="Warden",
@@ -64,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.health = health
     app.state.tokens = TokenStore(settings.resolved_tokens_file, extra)
+    app.state.keystone = keystone
     app.state.db = Database(engine)
     app.state.temporal = temporal
     install_error_handlers(app)

@@ -1,4 +1,5 @@
-"""`X-Auth-Token` → project and roles, from a tokens file (re-read when it changes).
+"""`X-Auth-Token` → project and roles, from a tokens file (re-read when it changes)
+or, for tokens not in it, from Keystone when `keystone_url` is set (`api.keystone`).
 
 Tokens file (YAML or JSON):
 
@@ -14,13 +15,16 @@ import threading
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import yaml
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader
 
 from domain.errors import Forbidden, Unauthenticated
+
+if TYPE_CHECKING:
+    from api.keystone import KeystoneValidator
 
 logger = logging.getLogger(__name__)
 
@@ -96,17 +100,24 @@ def load_tokens(path: Path) -> dict[str, Caller]:
 _token_header = APIKeyHeader(name="X-Auth-Token", auto_error=False)
 
 
-def current_caller(
+async def current_caller(
     request: Request, token: Annotated[str | None, Depends(_token_header)]
 ) -> Caller:
-    """Authenticate the request (401 without a known token)."""
+    """Authenticate the request: the tokens file first, then Keystone (when configured).
+
+    401 without a known token, 403 for a Keystone token with none of Warden's roles,
+    503 when Keystone cannot be asked.
+    """
     if not token:
         raise Unauthenticated("Authentication required: send a token in X-Auth-Token.")
     store: TokenStore = request.app.state.tokens
     caller = store.lookup(token)
-    if caller is None:
+    if caller is not None:
+        return caller
+    keystone: KeystoneValidator | None = getattr(request.app.state, "keystone", None)
+    if keystone is None:
         raise Unauthenticated("The token is not valid.")
-    return caller
+    return await keystone.caller(token)
 
 
 def writer(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:

@@ -109,6 +109,7 @@ def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
     python = sys.executable
     api_url = f"http://{settings.api_host}:{settings.api_port}"
     worker_health = settings.healthcheck_uri.split(",")[0].removeprefix("tcp://")
+    sim_url = f"http://{settings.simcloud_host}:{settings.simcloud_port}"
     w_host, w_port = _host_port(worker_health)
     return [
         ProcessSpec(
@@ -146,6 +147,9 @@ def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
                 str(settings.simcloud_port),
                 "--notify-url",
                 f"{api_url}/v1/notifications",
+                # The catalog lists Warden as orchestration and clustering (OS_CLOUD=warden-dev).
+                "--warden-url",
+                settings.public_url or api_url,
             ],
             # The dev token authenticates notifications; in env, not argv (ps shows argv).
             env={"WARDEN_SIMCLOUD_NOTIFY_TOKEN": notify_token},
@@ -169,6 +173,8 @@ def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
                 "--log-level",
                 "warning",
             ],
+            # Keystone mode: tokens from simcloud's Keystone work too, not only the tokens file.
+            env={"WARDEN_KEYSTONE_URL": settings.keystone_url or f"{sim_url}/identity/v3"},
             ready=http_ready(f"{api_url}/health"),
         ),
     ]
@@ -187,10 +193,13 @@ async def run_dev(settings: Settings) -> int:
     try:
         await supervisor.start_all()
         api = f"http://{settings.api_host}:{settings.api_port}"
+        sim_url = f"http://{settings.simcloud_host}:{settings.simcloud_port}"
         print(
             f"\nWarden is up.\n  API docs     {api}/docs\n"
             f"  Temporal UI  http://127.0.0.1:{settings.temporal_ui_port}\n"
             f"  Dev token    {token}   (also in {settings.var_dir / 'dev-token'})\n"
+            f"  Keystone     {sim_url}/identity/v3   (OS_CLOUD=warden-dev, "
+            "examples/clouds.yaml)\n"
             f"  Logs         {settings.var_dir / 'logs'}\n\nCtrl-C stops everything.\n",
             flush=True,
         )

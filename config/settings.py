@@ -99,7 +99,31 @@ class Settings(BaseSettings):
     simcloud_build_latency_ms: int = Field(0, ge=0, le=3_600_000)
     simcloud_action_latency_ms: int = Field(0, ge=0, le=3_600_000)
     simcloud_max_limit: int = Field(1000, ge=0, description="Nova osapi_max_limit; 0 = none")
+    simcloud_warden_url: str | None = Field(
+        None, description="Warden's API URL in simcloud's catalog (orchestration, clustering)"
+    )
     # --- end cloud (issue 3) ---
+
+    # --- Keystone auth of the API (issue 15) ---
+    keystone_url: str | None = Field(
+        None,
+        description="Keystone v3 URL that validates X-Auth-Token values not in the tokens "
+        "file; unset = tokens file only",
+    )
+    # The service user Warden validates tokens with; unset = the cloud_* credentials. On a
+    # real Keystone it needs the `service` role (or system reader) to validate others' tokens.
+    keystone_username: str | None = None
+    keystone_password: SecretStr | None = None
+    keystone_project_name: str | None = None
+    keystone_cache_ttl_s: int = Field(
+        300,
+        ge=0,
+        le=86_400,
+        description="How long a validated token is trusted before Keystone is asked again "
+        "(never past its expires_at), like keystonemiddleware's token_cache_time",
+    )
+    keystone_timeout_s: float = Field(5.0, gt=0, le=120)
+    # --- end Keystone auth ---
 
     @property
     def resolved_database_url(self) -> str:

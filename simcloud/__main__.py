@@ -31,6 +31,12 @@ def parse_args(settings: Settings, argv: list[str] | None = None) -> argparse.Na
         default=settings.simcloud_notify_token,
         help="X-Auth-Token sent with notifications (default: WARDEN_SIMCLOUD_NOTIFY_TOKEN)",
     )
+    parser.add_argument(
+        "--warden-url",
+        default=settings.simcloud_warden_url,
+        help="Warden's API URL, listed in the Keystone catalog as orchestration "
+        "(<url>/v1/<project id>) and clustering (<url>/cluster)",
+    )
     parser.add_argument("--build-latency-ms", type=int, default=settings.simcloud_build_latency_ms)
     parser.add_argument(
         "--action-latency-ms", type=int, default=settings.simcloud_action_latency_ms
@@ -69,6 +75,7 @@ def main(argv: list[str] | None = None) -> None:
         build_latency_ms=args.build_latency_ms,
         action_latency_ms=args.action_latency_ms,
         max_limit=args.max_limit,
+        warden_url=args.warden_url or None,
         username=settings.cloud_username,
         password=password,
         project_name=settings.cloud_project_name,

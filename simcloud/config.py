@@ -28,6 +28,9 @@ class SimConfig(BaseModel):
     application_credential_id: str = "warden-app-cred"
     application_credential_secret: str = "warden-app-secret"  # noqa: S105 - dev credential
     region: str = "RegionOne"
+    #: Warden's API base URL: the catalog then lists `orchestration` (Heat) at
+    #: `<url>/v1/<project id>` and `clustering` (Senlin) at `<url>/cluster`.
+    warden_url: str | None = Field(None, pattern=r"^https?://")
     token_ttl_s: int = Field(3600, gt=0)
 
     #: Nova's `osapi_max_limit`: the largest page a list returns (0 = no limit).

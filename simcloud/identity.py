@@ -22,6 +22,12 @@ SERVICES = (
     ("messaging", "zaqar", "/messaging"),
     ("load-balancer", "octavia", "/load-balancer"),
 )
+#: Warden's services, under `SimConfig.warden_url`; `{project_id}` is substituted as
+#: Keystone does for `%(project_id)s` in an endpoint URL.
+WARDEN_SERVICES = (
+    ("orchestration", "heat", "/v1/{project_id}"),
+    ("clustering", "senlin", "/cluster"),
+)
 
 
 def base_url(request: Request) -> str:
@@ -96,6 +102,13 @@ def _scoped(state: SimState, auth: dict[str, Any], methods: list[str]) -> bool:
 
 
 def _catalog(state: SimState, base: str) -> list[dict[str, Any]]:
+    services = [(kind, name, base + path) for kind, name, path in SERVICES]
+    warden = (state.config.warden_url or "").rstrip("/")
+    if warden:
+        services += [
+            (kind, name, warden + path.format(project_id=state.project_id))
+            for kind, name, path in WARDEN_SERVICES
+        ]
     region = state.config.region
     return [
         {
@@ -108,12 +121,12 @@ def _catalog(state: SimState, base: str) -> list[dict[str, Any]]:
                     "interface": interface,
                     "region": region,
                     "region_id": region,
-                    "url": base + path,
+                    "url": url,
                 }
                 for interface in ("public", "internal")
             ],
         }
-        for kind, name, path in SERVICES
+        for kind, name, url in services
     ]
 
 
