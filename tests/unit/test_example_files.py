@@ -7,10 +7,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from activities.cloud import from_clouds_yaml
+from config import Settings
 from domain.policies import PolicyType, parse_policy_spec
 from domain.profiles import ProfileSpec
 from domain.stacks import ensure_supported
 from domain.templates import load_template, resolve_parameters
+from simcloud.config import SimConfig
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -51,3 +54,22 @@ def test_example_server_profile_is_a_valid_profile_spec() -> None:
         yaml.safe_load((EXAMPLES / "server-profile.yaml").read_text())
     )
     assert spec.type == "os.nova.server"
+
+
+def test_example_clouds_yaml_reaches_the_dev_simcloud_keystone() -> None:
+    cloud = yaml.safe_load((EXAMPLES / "clouds.yaml").read_text())["clouds"]["warden-dev"]
+    sim = SimConfig()
+    port = Settings.model_fields["simcloud_port"].default
+
+    assert cloud["auth"] == {
+        "auth_url": f"http://127.0.0.1:{port}/identity/v3",
+        "username": sim.username,
+        "password": sim.password,
+        "project_name": sim.project_name,
+        "user_domain_name": sim.domain_name,
+        "project_domain_name": sim.domain_name,
+    }
+    assert cloud["region_name"] == sim.region
+    assert cloud["interface"] == "public"
+    parsed = from_clouds_yaml("warden-dev", paths=[EXAMPLES / "clouds.yaml"])
+    assert parsed.identity_url == f"http://127.0.0.1:{port}/identity/v3"
