@@ -15,7 +15,18 @@ from api.deps import Database
 from api.errors import install_error_handlers
 from api.keystone import keystone_validator
 from api.limits import BodySizeLimit
-from api.routers import actions, clusters, notifications, policies, profiles, stacks, whoami
+from api.routers import (
+    actions,
+    clusters,
+    heat_info,
+    notifications,
+    policies,
+    profiles,
+    stack_lookup,
+    stack_resources,
+    stacks,
+    whoami,
+)
 from api.routers import health as health_routes
 from api.temporal import TemporalGateway
 from config import Settings, get_settings
@@ -79,7 +90,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         policies.router,
         clusters.router,
         notifications.router,
+        heat_info.versions_router,
+        stack_lookup.subpath_router,  # before the stack routes: see stack_lookup
         stacks.router,
+        stack_resources.router,
+        stack_lookup.name_router,
+        heat_info.router,
         whoami.router,
     ):
         app.include_router(router)

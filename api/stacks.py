@@ -10,9 +10,16 @@ from temporalio.common import WorkflowIDConflictPolicy
 
 from api.auth import Caller
 from api.deps import Database
-from api.schemas.stacks import StackCreate
+from api.schemas.stacks import HeatInputs, StackCreate
 from api.temporal import TemporalGateway
-from domain.errors import Conflict, NotFound
+from domain.environments import (
+    expand_template,
+    merge_environments,
+    parse_environment,
+    stack_parameters,
+    template_data,
+)
+from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.stacks import (
     LockStackRequest,
     MarkResourceRequest,
@@ -51,11 +58,37 @@ def validated_template(
     return template_object(template)
 
 
+def heat_environment(inputs: HeatInputs) -> dict[str, Any]:
+    """The request's environment files (in order) and `environment`, merged (400 if bad)."""
+    inputs.refuse_unsupported()
+    envs = []
+    for name in inputs.environment_files:
+        if name not in inputs.files:
+            raise InvalidRequest(f'environment_files: "{name}" is not in "files"')
+        envs.append(parse_environment(inputs.files[name]))
+    envs.append(parse_environment(inputs.environment))
+    return merge_environments(envs)
+
+
+def prepared_template(
+    raw: dict[str, Any] | str, inputs: HeatInputs, env: dict[str, Any], given: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`(template, parameters)` with files and environment applied, fully checked (400)."""
+    template = expand_template(template_data(raw), inputs.files, env)
+    declared = template.get("parameters") if isinstance(template.get("parameters"), dict) else {}
+    parameters = stack_parameters(declared or {}, env, given)
+    return validated_template(template, parameters), parameters
+
+
 async def create_stack(
     db: Database, temporal: TemporalGateway, caller: Caller, body: StackCreate
 ) -> tuple[str, StackAccepted]:
     """Start the stack's entity workflow with its `create` update."""
-    template = validated_template(body.template, body.parameters)
+    if body.template is None:
+        raise InvalidRequest("Need more arguments: a template is required")
+    template, parameters = prepared_template(
+        body.template, body, heat_environment(body), body.parameters
+    )
     taken: list[StackRecord] = await db.run(find_stacks_named, caller.project_id, body.stack_name)
     if any(s.parent_id is None for s in taken):
         raise Conflict(f"The Stack ({body.stack_name}) already exists.")
@@ -80,9 +113,7 @@ async def create_stack(
     accepted = await temporal.call(
         client.execute_update_with_start_workflow(
             "create",
-            StackOperationRequest(
-                action_id=action_id, template=template, parameters=body.parameters
-            ),
+            StackOperationRequest(action_id=action_id, template=template, parameters=parameters),
             start_workflow_operation=start,
             id=action_id,
             result_type=StackAccepted,

@@ -47,6 +47,7 @@ class PropertySchema(BaseModel):
     allowed_values: tuple[Any, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    description: str = ""
 
 
 class ResourceType(BaseModel):
@@ -67,6 +68,9 @@ class ResourceType(BaseModel):
     #: Properties holding an inner template or resource definition: intrinsics inside
     #: them belong to that inner template, not to the one declaring the resource.
     nested_properties: frozenset[str] = frozenset()
+    description: str = ""
+    #: What each attribute holds, for `GET /resource_types/{type}` (Heat's wording).
+    attribute_docs: dict[str, str] = {}
 
     def updatable(self, name: str) -> bool:
         """Whether a change of property `name` can be applied without replacement."""
@@ -91,6 +95,16 @@ _SEQUENCES = (
 )
 _SIZE = {"minimum": 0, "maximum": MAX_CAPACITY, "update_allowed": True}
 _SECONDS = {"minimum": 0, "maximum": 86_400, "update_allowed": True}
+
+_DOC: Final = {
+    "value": "The input string to be stored.",
+    "fail": "Value which can be set to fail the resource operation to test failure scenarios.",
+    "wait_secs": "Seconds to wait after an action (action_wait_secs overrides it per action).",
+    "action_wait_secs": "Options for simulating waiting: seconds after create, update, delete.",
+    "replace": "Value which can be set to trigger update replace for the particular resource.",
+    "output": "The string that was stored. This value is also available by referencing "
+    "the resource.",
+}
 
 RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
     t.name: t
@@ -119,12 +133,25 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         ResourceType(
             name=TEST_RESOURCE,
             properties={
-                "value": _schema("string", default="", update_allowed=True),
-                "fail": _schema("boolean", default=False, update_allowed=True),
-                "action_wait_secs": _schema("map", update_allowed=True),
-                "update_replace": _schema("boolean", default=False, update_allowed=True),
+                "value": _schema(
+                    "string", default="", update_allowed=True, description=_DOC["value"]
+                ),
+                "fail": _schema(
+                    "boolean", default=False, update_allowed=True, description=_DOC["fail"]
+                ),
+                "wait_secs": _schema(
+                    "number", default=0, description=_DOC["wait_secs"], **_SECONDS
+                ),
+                "action_wait_secs": _schema(
+                    "map", update_allowed=True, description=_DOC["action_wait_secs"]
+                ),
+                "update_replace": _schema(
+                    "boolean", default=False, update_allowed=True, description=_DOC["replace"]
+                ),
             },
             attributes=frozenset({"output"}),
+            description="A resource which stores the string value that was provided.",
+            attribute_docs={"output": _DOC["output"]},
         ),
         ResourceType(
             name=SERVER,

@@ -47,6 +47,7 @@ from domain.resource_types import (
     check_properties,
     resource_type,
 )
+from domain.template_versions import canonical_version
 
 __all__ = [
     "MAX_NESTING",
@@ -174,7 +175,7 @@ def load_template(raw: Mapping[str, Any] | str) -> Template:
 def _load(raw: Any, nesting: int) -> Template:
     if nesting > MAX_NESTING:
         raise InvalidRequest(f"Invalid template: stacks nested deeper than {MAX_NESTING}")
-    data = plain_value(_parse_text(raw) if isinstance(raw, str) else raw, "")
+    data = plain_value(parse_template_text(raw) if isinstance(raw, str) else raw, "")
     if not isinstance(data, dict):
         raise InvalidRequest("Invalid template: the template must be a mapping")
     for key in data:
@@ -203,7 +204,8 @@ def _load(raw: Any, nesting: int) -> Template:
     return template
 
 
-def _parse_text(text: str) -> Any:
+def parse_template_text(text: str) -> Any:
+    """YAML or JSON text as data (400 naming the line of a syntax error)."""
     try:
         return yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
@@ -218,6 +220,7 @@ def _version(value: Any) -> str:
         raise InvalidRequest("heat_template_version: required")
     if isinstance(value, bool) or not isinstance(value, str | int | float) or len(str(value)) > 64:
         raise InvalidRequest("heat_template_version: must be a version string or a date")
+    canonical_version(str(value))
     return str(value)
 
 

@@ -68,10 +68,13 @@ def list_events(
     stack_id: str | None = None,
     action_id: str | None = None,
     level: str | None = None,
+    obj_name: str | None = None,
     limit: int = 200,
     marker: str | None = None,
+    descending: bool = False,
 ) -> list[EventRecord]:
-    """Events of a project in the order they were written (newest last)."""
+    """Events of a project in the order they were written (newest last, or first when
+    `descending`), after the event `marker` in that order."""
     query = select(EventRecord).where(EventRecord.project_id == project_id)
     filters = {
         EventRecord.obj_id: obj_id,
@@ -80,6 +83,7 @@ def list_events(
         EventRecord.stack_id: stack_id,
         EventRecord.action_id: action_id,
         EventRecord.level: level,
+        EventRecord.obj_name: obj_name,
     }
     for column, value in filters.items():
         if value:
@@ -87,5 +91,7 @@ def list_events(
     if marker:
         last = session.exec(select(EventRecord.seq).where(EventRecord.id == marker)).first()
         if last is not None:
-            query = query.where(col(EventRecord.seq) > last)
-    return list(session.exec(query.order_by(col(EventRecord.seq)).limit(limit)))
+            seq = col(EventRecord.seq)
+            query = query.where(seq < last if descending else seq > last)
+    order = col(EventRecord.seq).desc() if descending else col(EventRecord.seq)
+    return list(session.exec(query.order_by(order).limit(limit)))

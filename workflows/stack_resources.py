@@ -102,9 +102,11 @@ async def _call(activity: Any, arg: Any, *, timeout_s: int = 60, poll: bool = Fa
 
 
 async def _wait_for(action: str, props: dict[str, Any]) -> None:
-    """TestResource's `action_wait_secs`: a durable timer, skipped by the test server."""
+    """TestResource's `action_wait_secs` (else `wait_secs`): a durable timer."""
     waits = props.get("action_wait_secs") or {}
-    seconds = waits.get(action, 0) if isinstance(waits, dict) else 0
+    seconds = waits.get(action) if isinstance(waits, dict) else None
+    if seconds is None:
+        seconds = props.get("wait_secs") or 0
     if seconds:
         await workflow.sleep(timedelta(seconds=int(seconds)))
 

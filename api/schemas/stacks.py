@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -19,32 +20,53 @@ STACK_NAME = r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$"
 TemplateField = dict[str, Any] | str
 
 
-class StackCreate(StrictModel):
-    """`POST /v1/{project_id}/stacks`."""
+class HeatInputs(StrictModel):
+    """What every Heat client may send beside a template (create, update, preview)."""
+
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    #: Every file the template or environment names, by that name (heatclient fills it).
+    files: dict[str, str] = Field(default_factory=dict, max_length=1_000)
+    environment: dict[str, Any] | str | None = None
+    #: Names in `files` of environments applied in order, before `environment`.
+    environment_files: list[str] = Field(default_factory=list, max_length=100)
+    template_url: str | None = Field(None, max_length=2048)
+    tags: str | list[str] | None = None
+    timeout_mins: int | None = Field(None, ge=1, le=10_080)
+
+    def refuse_unsupported(self) -> None:
+        """400 for inputs Heat takes that Warden does not (rather than ignoring them)."""
+        if self.template_url:
+            raise InvalidRequest(
+                "template_url is not supported: send the template itself in `template` "
+                "(heatclient and `openstack stack create -t` do)"
+            )
+        if self.tags:
+            raise InvalidRequest("tags are not supported by Warden yet")
+
+
+class StackCreate(HeatInputs):
+    """`POST /v1/{project_id}/stacks` (and `…/stacks/preview`)."""
 
     stack_name: str = Field(pattern=STACK_NAME)
-    template: TemplateField
-    parameters: dict[str, Any] = Field(default_factory=dict)
-    timeout_mins: int | None = Field(None, ge=1, le=10_080)
+    template: TemplateField | None = None
     disable_rollback: bool = True
 
 
-class StackUpdate(StrictModel):
+class StackUpdate(HeatInputs):
     """`PUT …/stacks/{stack_name}/{stack_id}`: a new template."""
 
-    template: TemplateField
-    parameters: dict[str, Any] = Field(default_factory=dict)
-    timeout_mins: int | None = Field(None, ge=1, le=10_080)
+    template: TemplateField | None = None
     disable_rollback: bool | None = None
+    #: heatclient repeats the name on update; it must be the stack's own.
+    stack_name: str | None = Field(None, max_length=255)
 
 
-class StackPatch(StrictModel):
+class StackPatch(HeatInputs):
     """`PATCH …/stacks/{stack_name}/{stack_id}`: the existing template, maybe new parameters."""
 
     template: TemplateField | None = None
-    parameters: dict[str, Any] = Field(default_factory=dict)
-    timeout_mins: int | None = Field(None, ge=1, le=10_080)
     disable_rollback: bool | None = None
+    stack_name: str | None = Field(None, max_length=255)
 
 
 class Link(BaseModel):
@@ -64,27 +86,29 @@ class StackCreated(BaseModel):
     stack: Inner
 
 
-def stack_href(project_id: str, name: str, stack_id: str) -> str:
-    """Where a stack lives."""
-    return f"/v1/{project_id}/stacks/{name}/{stack_id}"
+def stack_href(base: str, project_id: str, name: str, stack_id: str) -> str:
+    """Where a stack lives: an absolute URL under `base`, as Heat's clients follow it."""
+    return f"{base}/v1/{project_id}/stacks/{name}/{stack_id}"
 
 
 class StackOutput(BaseModel):
     """One output, as Heat lists them."""
 
     output_key: str
-    output_value: Any
+    output_value: Any = None
     description: str = ""
 
 
 class StackPublic(BaseModel):
-    """A stack as the API shows it."""
+    """A stack as the API shows it (Heat's fields; the ones Warden has no use for are empty)."""
 
     id: str
     stack_name: str
     stack_status: str
     stack_status_reason: str
     parent: str | None
+    description: str
+    template_description: str
     outputs: list[StackOutput]
     parameters: dict[str, Any]
     lock: dict[str, Any] | None
@@ -92,18 +116,27 @@ class StackPublic(BaseModel):
     timeout_mins: int | None
     creation_time: datetime
     updated_time: datetime
+    deletion_time: datetime | None = None
+    stack_owner: str | None = None
+    stack_user_project_id: str | None = None
+    tags: list[str] | None = None
+    capabilities: list[Any] = Field(default_factory=list)
+    notification_topics: list[str] = Field(default_factory=list)
     links: list[Link]
 
     @classmethod
-    def of(cls, record: StackRecord) -> StackPublic:
-        """The public view of a stack row."""
+    def of(cls, record: StackRecord, base: str) -> StackPublic:
+        """The public view of a stack row; links are absolute URLs under `base`."""
         outputs = record.template.get("outputs") or {}
+        description = str(record.template.get("description") or "")
         return cls(
             id=record.id,
             stack_name=record.name,
             stack_status=f"{record.action}_{record.status}",
             stack_status_reason=record.status_reason,
             parent=record.parent_id,
+            description=description,
+            template_description=description,
             outputs=[
                 StackOutput(
                     output_key=key,
@@ -112,13 +145,18 @@ class StackPublic(BaseModel):
                 )
                 for key, value in sorted(record.outputs.items())
             ],
-            parameters=shown_parameters(record.template, record.parameters),
+            parameters={
+                **shown_parameters(record.template, record.parameters),
+                "OS::stack_id": record.id,
+                "OS::stack_name": record.name,
+                "OS::project_id": record.project_id,
+            },
             lock=record.lock,
             disable_rollback=record.disable_rollback,
             timeout_mins=record.timeout_mins,
             creation_time=record.created_at,
             updated_time=record.updated_at,
-            links=[Link(href=stack_href(record.project_id, record.name, record.id))],
+            links=[Link(href=stack_href(base, record.project_id, record.name, record.id))],
         )
 
 
@@ -127,8 +165,8 @@ def shown_parameters(template: dict[str, Any], given: dict[str, Any]) -> dict[st
     try:
         loaded = load_template(template or {"heat_template_version": "2021-04-16"})
         values = resolve_parameters(loaded, given)
-    except InvalidRequest:
-        return dict(given)
+    except InvalidRequest:  # a template this Warden no longer reads: show nothing secret
+        return dict.fromkeys(given, "******")
     return {
         name: "******" if name in loaded.parameters and loaded.parameters[name].hidden else value
         for name, value in values.items()
@@ -163,10 +201,13 @@ class ResourcePublic(BaseModel):
     stack_name: str
     stack_id: str
     parent_resource: str | None = None
+    description: str = ""
+    links: list[Link] = Field(default_factory=list)
 
     @classmethod
-    def of(cls, record: StackResourceRecord, stack: StackRecord) -> ResourcePublic:
-        """The public view of a resource row."""
+    def of(cls, record: StackResourceRecord, stack: StackRecord, base: str) -> ResourcePublic:
+        """The public view of a resource row, with Heat's `self` and `stack` links."""
+        stack_url = stack_href(base, stack.project_id, stack.name, stack.id)
         return cls(
             resource_name=record.name,
             logical_resource_id=record.name,
@@ -181,6 +222,10 @@ class ResourcePublic(BaseModel):
             stack_name=stack.name,
             stack_id=stack.id,
             parent_resource=stack.parent_resource,
+            links=[
+                Link(href=f"{stack_url}/resources/{quote(record.name, safe='')}"),
+                Link(href=stack_url, rel="stack"),
+            ],
         )
 
 
@@ -206,13 +251,16 @@ class StackEventPublic(BaseModel):
     resource_status: str
     resource_status_reason: str
     event_time: datetime
+    links: list[Link] = Field(default_factory=list)
 
     @classmethod
-    def of(cls, record: EventRecord) -> StackEventPublic:
-        """The public view of an event row."""
+    def of(cls, record: EventRecord, stack: StackRecord, base: str) -> StackEventPublic:
+        """The public view of an event row, with Heat's `self`, `resource`, `stack` links."""
         physical = (
             record.meta.get("physical_id") if record.obj_type == "resource" else record.obj_id
         )
+        stack_url = stack_href(base, stack.project_id, stack.name, stack.id)
+        resource_url = f"{stack_url}/resources/{quote(record.obj_name, safe='')}"
         return cls(
             id=record.id,
             resource_name=record.obj_name,
@@ -221,6 +269,11 @@ class StackEventPublic(BaseModel):
             resource_status=f"{record.action}_{record.status}",
             resource_status_reason=record.status_reason,
             event_time=record.timestamp,
+            links=[
+                Link(href=f"{resource_url}/events/{record.id}"),
+                Link(href=resource_url, rel="resource"),
+                Link(href=stack_url, rel="stack"),
+            ],
         )
 
 
@@ -280,3 +333,124 @@ def parse_stack_action(body: object) -> tuple[str, LockBody | None]:
     if args not in (None, {}):
         raise InvalidRequest(f"{name}: takes no arguments (send null)")
     return name, None
+
+
+class OutputSummary(BaseModel):
+    """An output in `…/outputs`: Heat lists keys and descriptions, not values."""
+
+    output_key: str
+    description: str = ""
+
+
+class OutputList(BaseModel):
+    """`{"outputs": [...]}`."""
+
+    outputs: list[OutputSummary]
+
+
+class OutputEnvelope(BaseModel):
+    """`{"output": {...}}`."""
+
+    output: StackOutput
+
+
+class StackEventEnvelope(BaseModel):
+    """`{"event": {...}}`."""
+
+    event: StackEventPublic
+
+
+class ResourceFilters(BaseModel):
+    """Heat's resource-list filters; each holds the values any of which may match."""
+
+    type: list[str] | None = None
+    name: list[str] | None = None
+    status: list[str] | None = None
+    action: list[str] | None = None
+    id: list[str] | None = None
+    physical_resource_id: list[str] | None = None
+
+    def match(self, resource: ResourcePublic) -> bool:
+        """Whether `resource` passes every filter that is set."""
+        action, _, state = resource.resource_status.partition("_")
+        fields = {
+            "type": resource.resource_type,
+            "name": resource.resource_name,
+            "status": state,
+            "action": action,
+            "id": resource.physical_resource_id,
+            "physical_resource_id": resource.physical_resource_id,
+        }
+        return all(
+            wanted is None or fields[key] in wanted for key, wanted in self.model_dump().items()
+        )
+
+
+class PreviewResource(BaseModel):
+    """A resource a preview would create."""
+
+    resource_name: str
+    logical_resource_id: str
+    resource_type: str
+    resource_action: str = "INIT"
+    resource_status: str = "COMPLETE"
+    resource_status_reason: str = ""
+    physical_resource_id: str = ""
+    required_by: list[str]
+    properties: dict[str, Any]
+    stack_name: str
+    description: str = ""
+
+
+class StackPreview(BaseModel):
+    """`POST …/stacks/preview`: the stack a create would make, nothing made."""
+
+    id: str = "None"
+    stack_name: str
+    description: str
+    template_description: str
+    parameters: dict[str, Any]
+    disable_rollback: bool = True
+    timeout_mins: int | None = None
+    capabilities: list[Any] = Field(default_factory=list)
+    notification_topics: list[str] = Field(default_factory=list)
+    links: list[Link]
+    resources: list[PreviewResource]
+
+    @classmethod
+    def of(
+        cls,
+        base: str,
+        project_id: str,
+        name: str,
+        template: dict[str, Any],
+        parameters: dict[str, Any],
+    ) -> StackPreview:
+        """The preview of `template` (already validated) with `parameters`."""
+        loaded = load_template(template)
+        required_by = loaded.required_by()
+        description = loaded.description
+        return cls(
+            stack_name=name,
+            description=description,
+            template_description=description,
+            parameters=shown_parameters(template, parameters),
+            links=[Link(href=stack_href(base, project_id, name, "None"))],
+            resources=[
+                PreviewResource(
+                    resource_name=res.name,
+                    logical_resource_id=res.name,
+                    resource_type=res.type,
+                    required_by=required_by[res.name],
+                    properties=res.properties,
+                    stack_name=name,
+                )
+                for res in loaded.resources.values()
+            ],
+        )
+
+
+class StackPreviewEnvelope(BaseModel):
+    """`{"stack": {...}}`."""
+
+    stack: StackPreview

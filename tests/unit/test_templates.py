@@ -302,7 +302,7 @@ def test_load_rejects_deep_nesting_and_alias_bombs() -> None:
         deep = [deep]
     with pytest.raises(InvalidRequest, match="nested deeper than 64 levels"):
         load_template(hot({"a": {"type": NONE, "properties": {"x": deep}}}))
-    bomb = "heat_template_version: x\na: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    bomb = "heat_template_version: 2016-04-08\na: &a [x, x, x, x, x, x, x, x, x, x]\n"
     for level in "bcdefg":
         previous = chr(ord(level) - 1)
         bomb += f"{level}: &{level} [{', '.join([f'*{previous}'] * 10)}]\n"
@@ -311,9 +311,9 @@ def test_load_rejects_deep_nesting_and_alias_bombs() -> None:
 
 
 UNSUPPORTED_CASES: list[tuple[Any, ...]] = [
-    ("heat_template_version: x\ndescription: !!binary aGk=", "description: unsupported value"),
-    ("heat_template_version: x\ndescription: .nan", "description: must be a finite number"),
-    ("heat_template_version: x\n1: a", "template: keys must be strings"),
+    ("heat_template_version: 2016-04-08\ndescription: !!binary aGk=", "unsupported value"),
+    ("heat_template_version: 2016-04-08\ndescription: .nan", "must be a finite number"),
+    ("heat_template_version: 2016-04-08\n1: a", "template: keys must be strings"),
 ]
 
 

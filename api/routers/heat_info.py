@@ -1,0 +1,164 @@
+"""Heat's informational API: version documents, template versions and functions,
+`/validate`, resource types, build info."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Request, status
+from fastapi.responses import JSONResponse
+
+from api.auth import CallerDep, same_project
+from api.schemas.common import ERROR_RESPONSES
+from api.schemas.stacks import HeatInputs, TemplateField
+from api.stacks import heat_environment
+from api.urls import api_base
+from domain.environments import expand_template, template_data
+from domain.errors import InvalidRequest
+from domain.resource_type_docs import generated_template, known_type, resource_schema
+from domain.resource_types import RESOURCE_TYPES
+from domain.stacks import ensure_supported
+from domain.template_versions import template_functions, template_versions
+from domain.templates import load_template
+
+router = APIRouter(prefix="/v1/{project_id}", tags=["heat"], responses=ERROR_RESPONSES)
+versions_router = APIRouter(tags=["versions"])
+ProjectId = Annotated[str, Path(max_length=64)]
+#: `heat_template_version`'s parameter types as `/validate` names them (CFN style).
+_VALIDATE_TYPES = {
+    "string": "String",
+    "number": "Number",
+    "comma_delimited_list": "CommaDelimitedList",
+    "json": "Json",
+    "boolean": "Boolean",
+}
+
+
+@versions_router.get("/", status_code=status.HTTP_300_MULTIPLE_CHOICES)
+@versions_router.get("/v1/", status_code=status.HTTP_300_MULTIPLE_CHOICES)
+async def heat_versions_route(request: Request) -> JSONResponse:
+    """Heat's version document (300 Multiple Choices, as Heat answers it)."""
+    body = {
+        "versions": [
+            {
+                "id": "v1.0",
+                "status": "CURRENT",
+                "links": [{"rel": "self", "href": f"{api_base(request)}/v1/"}],
+            }
+        ]
+    }
+    return JSONResponse(body, status_code=status.HTTP_300_MULTIPLE_CHOICES)
+
+
+@router.get("/build_info")
+async def build_info_route(
+    request: Request, project_id: ProjectId, caller: CallerDep
+) -> dict[str, Any]:
+    """Heat's build info: Warden's own revision for both halves."""
+    same_project(caller, project_id)
+    revision = {"revision": f"warden-{request.app.version}"}
+    return {"api": revision, "engine": revision}
+
+
+@router.get("/template_versions")
+async def list_template_versions_route(project_id: ProjectId, caller: CallerDep) -> dict[str, Any]:
+    """The HOT versions Warden reads, with their aliases."""
+    same_project(caller, project_id)
+    return {"template_versions": template_versions()}
+
+
+@router.get("/template_versions/{template_version}/functions")
+async def list_template_functions_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    template_version: Annotated[str, Path(max_length=100)],
+) -> dict[str, Any]:
+    """The intrinsic functions of one version (404 for an unknown version)."""
+    same_project(caller, project_id)
+    return {"template_functions": template_functions(template_version)}
+
+
+class ValidateBody(HeatInputs):
+    """`POST …/validate`."""
+
+    template: TemplateField | None = None
+    show_nested: bool = False
+    ignore_errors: str | None = None
+
+
+@router.post("/validate")
+async def validate_template_route(
+    project_id: ProjectId, caller: CallerDep, body: ValidateBody
+) -> dict[str, Any]:
+    """Check a template (with its files and environment); 400 names the first problem."""
+    same_project(caller, project_id)
+    if body.template is None:
+        raise InvalidRequest("Need more arguments: a template is required")
+    env = heat_environment(body)
+    template = load_template(expand_template(template_data(body.template), body.files, env))
+    ensure_supported(template)
+    parameters = {
+        name: {
+            "Type": _VALIDATE_TYPES[param.type],
+            "Description": param.description,
+            "Label": name,
+            "NoEcho": "true" if param.hidden else "false",
+            **({"Default": param.default} if param.default is not None else {}),
+        }
+        for name, param in template.parameters.items()
+    }
+    return {
+        "Description": template.description or "No description",
+        "Parameters": parameters,
+        "ParameterGroups": [],
+        "Environment": {
+            "parameters": env.get("parameters") or {},
+            "parameter_defaults": env.get("parameter_defaults") or {},
+            "resource_registry": {"resources": {}, **(env.get("resource_registry") or {})},
+        },
+    }
+
+
+@router.get("/resource_types")
+async def list_resource_types_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    with_description: bool = False,
+    name: Annotated[str | None, Query(max_length=255)] = None,
+) -> dict[str, Any]:
+    """The resource types Warden runs (`?with_description=true` adds each description)."""
+    same_project(caller, project_id)
+    types = [t for n, t in sorted(RESOURCE_TYPES.items()) if name is None or name in n]
+    if with_description:
+        return {
+            "resource_types": [
+                {"resource_type": t.name, "description": t.description} for t in types
+            ]
+        }
+    return {"resource_types": [t.name for t in types]}
+
+
+@router.get("/resource_types/{type_name}")
+async def show_resource_type_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    type_name: Annotated[str, Path(max_length=255)],
+    with_description: bool = False,
+) -> dict[str, Any]:
+    """A resource type's properties, attributes and support status (404 if unknown)."""
+    same_project(caller, project_id)
+    return resource_schema(known_type(type_name))
+
+
+@router.get("/resource_types/{type_name}/template")
+async def resource_type_template_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    type_name: Annotated[str, Path(max_length=255)],
+    template_type: Annotated[str, Query(pattern="^(hot|cfn)$")] = "cfn",
+) -> dict[str, Any]:
+    """A template that uses the type with every property as a parameter (HOT only)."""
+    same_project(caller, project_id)
+    if template_type != "hot":
+        raise InvalidRequest("template_type: Warden generates HOT templates only (hot)")
+    return generated_template(known_type(type_name))

@@ -1,0 +1,290 @@
+"""A stack's resources, events and outputs (`…/stacks/{stack_name}/{stack_id}/…`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Path, Query, Request, Response, status
+from sqlmodel import Session
+
+from api.auth import CallerDep, WriterDep, same_project
+from api.deps import DbDep, TemporalDep
+from api.schemas.common import ERROR_RESPONSES
+from api.schemas.stacks import (
+    MarkUnhealthyBody,
+    OutputEnvelope,
+    OutputList,
+    OutputSummary,
+    ResourceEnvelope,
+    ResourceFilters,
+    ResourceList,
+    ResourcePublic,
+    StackEventEnvelope,
+    StackEventList,
+    StackEventPublic,
+    StackOutput,
+)
+from api.stacks import find_stack, new_action_id, send_stack_update
+from api.urls import api_base
+from domain.errors import NotFound
+from domain.stacks import MarkResourceRequest, ResourceSignalRequest
+from store.events import list_events
+from store.stacks import StackRecord, list_child_stacks, list_stack_resources
+
+router = APIRouter(
+    prefix="/v1/{project_id}/stacks/{stack_name}/{stack_id}",
+    tags=["stacks"],
+    responses=ERROR_RESPONSES,
+)
+ProjectId = Annotated[str, Path(max_length=64)]
+StackName = Annotated[str, Path(max_length=255)]
+StackId = Annotated[str, Path(max_length=64)]
+ResourceName = Annotated[str, Path(max_length=255)]
+#: Heat's repeatable resource-list filters (`?type=OS::Nova::Server&status=FAILED`).
+Filter = Annotated[list[str] | None, Query(max_length=50)]
+
+
+def _resources(
+    session: Session, root: StackRecord, nested_depth: int, base: str
+) -> list[ResourcePublic]:
+    stacks = {root.id: root}
+    frontier = [root.id]
+    for _ in range(nested_depth):
+        children = list_child_stacks(session, frontier)
+        stacks.update({c.id: c for c in children})
+        frontier = [c.id for c in children]
+    rows = list_stack_resources(session, list(stacks))
+    return [ResourcePublic.of(r, stacks[r.stack_id], base) for r in rows]
+
+
+@router.get("/resources", response_model=ResourceList)
+async def list_resources_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    db: DbDep,
+    request: Request,
+    stack_name: StackName,
+    stack_id: StackId,
+    nested_depth: Annotated[int, Query(ge=0, le=10)] = 0,
+    type: Filter = None,
+    name: Filter = None,
+    status: Filter = None,
+    action: Filter = None,
+    id: Filter = None,
+    physical_resource_id: Filter = None,
+    with_detail: bool = False,
+) -> ResourceList:
+    """Resources of the stack (nested ones down to `nested_depth`), Heat's filters applied."""
+    same_project(caller, project_id)
+    record = await find_stack(db, caller, stack_name, stack_id)
+    found: list[ResourcePublic] = await db.run(_resources, record, nested_depth, api_base(request))
+    filters = ResourceFilters(
+        type=type,
+        name=name,
+        status=status,
+        action=action,
+        id=id,
+        physical_resource_id=physical_resource_id,
+    )
+    return ResourceList(resources=[r for r in found if filters.match(r)])
+
+
+async def _resource(
+    db: DbDep, caller: CallerDep, request: Request, stack_name: str, stack_id: str, name: str
+) -> ResourcePublic:
+    record = await find_stack(db, caller, stack_name, stack_id)
+    listing: list[ResourcePublic] = await db.run(_resources, record, 0, api_base(request))
+    for resource in listing:
+        if resource.resource_name == name:
+            return resource
+    raise NotFound(f"The Resource ({name}) could not be found in Stack {record.name}.")
+
+
+@router.get("/resources/{resource_name}", response_model=ResourceEnvelope)
+async def get_resource_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    db: DbDep,
+    request: Request,
+    stack_name: StackName,
+    stack_id: StackId,
+    resource_name: ResourceName,
+) -> ResourceEnvelope:
+    """One resource by name, with its attributes."""
+    same_project(caller, project_id)
+    found = await _resource(db, caller, request, stack_name, stack_id, resource_name)
+    return ResourceEnvelope(resource=found)
+
+
+@router.patch("/resources/{resource_name}", status_code=status.HTTP_200_OK)
+async def mark_resource_route(
+    project_id: ProjectId,
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    stack_name: StackName,
+    stack_id: StackId,
+    resource_name: ResourceName,
+    body: MarkUnhealthyBody,
+) -> Response:
+    """Mark a resource unhealthy (CHECK_FAILED; the next update replaces it) or clear it."""
+    same_project(caller, project_id)
+    record = await find_stack(db, caller, stack_name, stack_id)
+    request = MarkResourceRequest(
+        action_id=new_action_id(),
+        resource_name=resource_name,
+        mark_unhealthy=body.mark_unhealthy,
+        resource_status_reason=body.resource_status_reason,
+    )
+    await send_stack_update(temporal, record, "mark_unhealthy", request)
+    return Response(status_code=status.HTTP_200_OK)
+
+
+@router.post("/resources/{resource_name}/signal", status_code=status.HTTP_200_OK)
+async def signal_resource_route(
+    project_id: ProjectId,
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    stack_name: StackName,
+    stack_id: StackId,
+    resource_name: ResourceName,
+    body: Annotated[dict[str, Any] | None, Body()] = None,
+) -> Response:
+    """Signal a scaling policy: its group resizes (400 for a resource that takes no signal,
+    409 while the stack is busy or locked)."""
+    same_project(caller, project_id)
+    record = await find_stack(db, caller, stack_name, stack_id)
+    request = ResourceSignalRequest(
+        action_id=new_action_id(), resource_name=resource_name, details=body or {}
+    )
+    await send_stack_update(temporal, record, "signal", request)
+    return Response(status_code=status.HTTP_200_OK)
+
+
+Limit = Annotated[int, Query(ge=1, le=1000)]
+Marker = Annotated[str | None, Query(max_length=64)]
+SortDir = Literal["asc", "desc"]
+
+
+async def _events(
+    db: DbDep,
+    caller: CallerDep,
+    request: Request,
+    stack: tuple[str, str],
+    resource_name: str | None,
+    page: tuple[int, str | None, SortDir],
+) -> StackEventList:
+    record = await find_stack(db, caller, *stack)
+    limit, marker, sort_dir = page
+    rows = await db.run(
+        list_events,
+        caller.project_id,
+        stack_id=record.id,
+        obj_name=resource_name,
+        limit=limit,
+        marker=marker,
+        descending=sort_dir == "desc",
+    )
+    base = api_base(request)
+    return StackEventList(events=[StackEventPublic.of(r, record, base) for r in rows])
+
+
+@router.get("/events", response_model=StackEventList)
+async def list_stack_events_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    db: DbDep,
+    request: Request,
+    stack_name: StackName,
+    stack_id: StackId,
+    limit: Limit = 1000,
+    marker: Marker = None,
+    sort_dir: SortDir = "asc",
+) -> StackEventList:
+    """Stack and resource transitions (oldest first; `sort_dir=desc` for newest first)."""
+    same_project(caller, project_id)
+    page = (limit, marker, sort_dir)
+    return await _events(db, caller, request, (stack_name, stack_id), None, page)
+
+
+@router.get("/resources/{resource_name}/events", response_model=StackEventList)
+async def list_resource_events_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    db: DbDep,
+    request: Request,
+    stack_name: StackName,
+    stack_id: StackId,
+    resource_name: ResourceName,
+    limit: Limit = 1000,
+    marker: Marker = None,
+    sort_dir: SortDir = "asc",
+) -> StackEventList:
+    """One resource's transitions."""
+    same_project(caller, project_id)
+    page = (limit, marker, sort_dir)
+    return await _events(db, caller, request, (stack_name, stack_id), resource_name, page)
+
+
+@router.get("/resources/{resource_name}/events/{event_id}", response_model=StackEventEnvelope)
+async def get_stack_event_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    db: DbDep,
+    request: Request,
+    stack_name: StackName,
+    stack_id: StackId,
+    resource_name: ResourceName,
+    event_id: Annotated[str, Path(max_length=64)],
+) -> StackEventEnvelope:
+    """One event of a resource."""
+    same_project(caller, project_id)
+    record = await find_stack(db, caller, stack_name, stack_id)
+    rows = await db.run(
+        list_events, caller.project_id, stack_id=record.id, obj_name=resource_name, limit=1000
+    )
+    for row in rows:
+        if row.id == event_id:
+            return StackEventEnvelope(event=StackEventPublic.of(row, record, api_base(request)))
+    raise NotFound(f"The Event ({event_id}) could not be found.")
+
+
+@router.get("/outputs", response_model=OutputList)
+async def list_outputs_route(
+    project_id: ProjectId, caller: CallerDep, db: DbDep, stack_name: StackName, stack_id: StackId
+) -> OutputList:
+    """The stack's outputs: key and description (values through `…/outputs/{output_key}`)."""
+    same_project(caller, project_id)
+    record = await find_stack(db, caller, stack_name, stack_id)
+    declared = record.template.get("outputs") or {}
+    return OutputList(
+        outputs=[
+            OutputSummary(output_key=key, description=str((spec or {}).get("description", "")))
+            for key, spec in sorted(declared.items())
+        ]
+    )
+
+
+@router.get("/outputs/{output_key}", response_model=OutputEnvelope)
+async def get_output_route(
+    project_id: ProjectId,
+    caller: CallerDep,
+    db: DbDep,
+    stack_name: StackName,
+    stack_id: StackId,
+    output_key: Annotated[str, Path(max_length=255)],
+) -> OutputEnvelope:
+    """One output with its value (404 for a key the template does not declare)."""
+    same_project(caller, project_id)
+    record = await find_stack(db, caller, stack_name, stack_id)
+    declared = record.template.get("outputs") or {}
+    if output_key not in declared:
+        raise NotFound(f"Specified output key {output_key} not found.")
+    return OutputEnvelope(
+        output=StackOutput(
+            output_key=output_key,
+            output_value=record.outputs.get(output_key),
+            description=str((declared[output_key] or {}).get("description", "")),
+        )
+    )
