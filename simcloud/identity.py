@@ -130,6 +130,33 @@ def _catalog(state: SimState, base: str) -> list[dict[str, Any]]:
     ]
 
 
+def _version(base: str) -> dict[str, Any]:
+    return {
+        "id": "v3.14",
+        "status": "stable",
+        "updated": "2020-04-07T00:00:00Z",
+        "links": [{"rel": "self", "href": f"{base}/identity/v3/"}],
+        "media-types": [
+            {"base": "application/json", "type": "application/vnd.openstack.identity-v3+json"}
+        ],
+    }
+
+
+@router.get("")
+@router.get("/")
+async def identity_versions(request: Request) -> JSONResponse:
+    """Keystone's version discovery at the service root (300 Multiple Choices)."""
+    body = {"versions": {"values": [_version(base_url(request))]}}
+    return JSONResponse(body, status_code=300)
+
+
+@router.get("/v3")
+@router.get("/v3/")
+async def identity_version(request: Request) -> JSONResponse:
+    """Keystone's v3 version document, which keystoneauth1 reads before authenticating."""
+    return JSONResponse({"version": _version(base_url(request))})
+
+
 @router.post("/v3/auth/tokens", status_code=201)
 async def issue_token(request: Request) -> Response:
     """Keystone `POST /v3/auth/tokens` (password or application credential)."""

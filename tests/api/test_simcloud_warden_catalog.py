@@ -1,4 +1,5 @@
-"""simcloud's catalog lists Warden as Heat (orchestration) and Senlin (clustering)."""
+"""simcloud's Keystone for OpenStack clients: version discovery, and a catalog listing
+Warden as Heat (orchestration) and Senlin (clustering)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,15 @@ def test_warden_url_option_falls_back_to_its_setting() -> None:
 
     assert parse_args(settings, []).warden_url == "http://127.0.0.1:9999"
     assert parse_args(settings, ["--warden-url", "http://w:1"]).warden_url == "http://w:1"
+
+
+async def test_keystone_version_discovery_answers_keystoneauth() -> None:
+    async with in_process_simcloud() as client:
+        v3 = await client.get("/identity/v3")
+        root = await client.get("/identity")
+
+    assert v3.status_code == 200
+    assert v3.json()["version"]["id"].startswith("v3.")
+    assert v3.json()["version"]["links"][0]["href"] == "http://simcloud/identity/v3/"
+    assert root.status_code == 300
+    assert [v["status"] for v in root.json()["versions"]["values"]] == ["stable"]

