@@ -70,8 +70,12 @@ class OpenStackCLI:
         return done.stdout
 
     async def json(self, *args: str, timeout: float = 180) -> Any:
-        """Run one command with `-f json` and parse what it prints."""
-        return json.loads(await self.ok(*args, "-f", "json", timeout=timeout))
+        """Run one command with `-f json` and parse the JSON it prints last (`--wait`
+        prints progress lines before it)."""
+        out = await self.ok(*args, "-f", "json", timeout=timeout)
+        lines = out.splitlines()
+        start = max((i for i, line in enumerate(lines) if line in ("{", "[", "[]")), default=0)
+        return json.loads("\n".join(lines[start:]))
 
 
 @pytest.fixture
