@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from api.auth import Caller, Role, TokenStore
+from api.clustering import install_clustering
 from api.deps import Database
 from api.errors import install_error_handlers
 from api.keystone import keystone_validator
@@ -99,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         whoami.router,
     ):
         app.include_router(router)
+    install_clustering(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes)
     return app
 

@@ -25,6 +25,7 @@ HTTP_STATUS: list[tuple[type[e.WardenError], int, str]] = [
     (e.NotFound, 404, "Not Found"),
     (e.BackendConflict, 409, "Conflict"),
     (e.Conflict, 409, "Conflict"),
+    (e.NotAcceptable, 406, "Not Acceptable"),
     (e.PayloadTooLarge, 413, "Request Entity Too Large"),
     (e.BackendUnavailable, 503, "Service Unavailable"),
     (e.TemporalUnavailable, 503, "Service Unavailable"),

@@ -42,6 +42,10 @@ class Conflict(WardenError):
     """The object's current state forbids the operation: busy, locked, duplicate (409)."""
 
 
+class NotAcceptable(WardenError):
+    """The requested API (micro)version is not one this API serves (406)."""
+
+
 class PayloadTooLarge(WardenError):
     """The request body is larger than allowed (413)."""
 
@@ -79,6 +83,7 @@ _ALL: dict[str, type[WardenError]] = {
         Forbidden,
         NotFound,
         Conflict,
+        NotAcceptable,
         PayloadTooLarge,
         BackendError,
         BackendUnavailable,

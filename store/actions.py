@@ -83,15 +83,25 @@ def list_actions(
     project_id: str,
     *,
     target: str | None = None,
+    cluster_id: str | None = None,
     status: str | None = None,
     name: str | None = None,
     limit: int = 100,
     marker: str | None = None,
 ) -> list[ActionRecord]:
-    """Actions of a project, oldest first, paged by `marker` (the last id seen)."""
+    """Actions of a project, oldest first, paged by `marker` (the last id seen).
+
+    `cluster_id` finds the cluster's own actions and those of nodes naming it.
+    """
     query = select(ActionRecord).where(ActionRecord.project_id == project_id)
     if target:
         query = query.where(ActionRecord.target == target)
+    if cluster_id:
+        of_node = col(ActionRecord.inputs)["cluster_id"].as_string() == cluster_id
+        query = query.where(
+            (col(ActionRecord.name).startswith("CLUSTER_") & (ActionRecord.target == cluster_id))
+            | of_node
+        )
     if status:
         query = query.where(ActionRecord.status == status)
     if name:

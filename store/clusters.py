@@ -99,9 +99,8 @@ def list_nodes(
 
 
 def get_node(session: Session, project_id: str, node_id: str) -> NodeRecord | None:
-    """The node if it exists in this project."""
-    record = session.get(NodeRecord, node_id)
-    return record if record is not None and record.project_id == project_id else None
+    """The project's node by id, unique name or short id (as Senlin finds nodes)."""
+    return get_by_id_or_name(session, NodeRecord, project_id, node_id)
 
 
 def get_node_by_physical_id(

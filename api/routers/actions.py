@@ -31,12 +31,14 @@ async def list_actions_route(
     name: Annotated[str | None, Query(max_length=64)] = None,
     limit: LimitQuery = 100,
     marker: IdQuery = None,
+    cluster_id: IdQuery = None,
 ) -> ActionList:
-    """Actions of the caller's project, oldest first."""
+    """Actions of the caller's project, oldest first (`cluster_id`: Senlin 1.14's filter)."""
     records = await db.run(
         list_actions,
         caller.project_id,
         target=target,
+        cluster_id=cluster_id,
         status=status.value if status else None,
         name=name,
         limit=limit,
@@ -75,18 +77,23 @@ async def list_events_route(
     db: DbDep,
     obj_id: IdQuery = None,
     obj_type: Annotated[str | None, Query(max_length=32)] = None,
+    oid: IdQuery = None,
+    otype: Annotated[str | None, Query(max_length=32)] = None,
     cluster_id: IdQuery = None,
     action_id: IdQuery = None,
     level: Annotated[str | None, Query(max_length=16)] = None,
     limit: LimitQuery = 200,
     marker: IdQuery = None,
 ) -> EventList:
-    """Events of the caller's project in the order they happened (newest last)."""
+    """Events of the caller's project in the order they happened (newest last).
+
+    `oid` and `otype` are Senlin's (and openstacksdk's) names for `obj_id` and `obj_type`.
+    """
     records = await db.run(
         list_events,
         caller.project_id,
-        obj_id=obj_id,
-        obj_type=obj_type,
+        obj_id=obj_id or oid,
+        obj_type=obj_type or otype,
         cluster_id=cluster_id,
         action_id=action_id,
         level=level,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Response, status
+from fastapi import APIRouter, Path, Query, Request, Response, status
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
@@ -18,6 +18,7 @@ from api.clusters import (
 )
 from api.deps import DbDep, TemporalDep
 from api.lifecycle import signal_lifecycle
+from api.routers import cluster_policies
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import (
     ClusterActionRequest,
@@ -53,11 +54,17 @@ from store.clusters import (
     list_clusters,
     list_nodes,
 )
+from store.profiles import list_profiles
 from workflows.health import HealthSummary
 
 router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)
+router.include_router(cluster_policies.router)
 ClusterId = Annotated[str, Path(max_length=255)]
 NodeId = Annotated[str, Path(max_length=64)]
+
+
+def _profile_names(session: Session, project_id: str) -> dict[str, str]:
+    return {p.id: p.name for p in list_profiles(session, project_id, limit=10_000)}
 
 
 def _cluster_view(session: Session, project_id: str, cluster_id: str) -> ClusterPublic | None:
@@ -65,32 +72,58 @@ def _cluster_view(session: Session, project_id: str, cluster_id: str) -> Cluster
     if record is None:
         return None
     nodes = list_nodes(session, project_id, cluster_id=record.id)
-    return ClusterPublic.of(record, [n.id for n in nodes])
+    names = _profile_names(session, project_id)
+    return ClusterPublic.of(record, [n.id for n in nodes], names.get(record.profile_id, ""))
 
 
 def _cluster_views(session: Session, project_id: str) -> list[ClusterPublic]:
+    names = _profile_names(session, project_id)
     views = []
     for record in list_clusters(session, project_id):
         nodes = list_nodes(session, project_id, cluster_id=record.id)
-        views.append(ClusterPublic.of(record, [n.id for n in nodes]))
+        views.append(
+            ClusterPublic.of(record, [n.id for n in nodes], names.get(record.profile_id, ""))
+        )
     return views
 
 
-def _accepted(response: Response, action_id: str) -> ActionAccepted:
-    response.headers["Location"] = f"/v1/actions/{action_id}"
+def _node_views(
+    session: Session, project_id: str, cluster_id: str | None, node_id: str | None = None
+) -> list[NodePublic]:
+    names = _profile_names(session, project_id)
+    if node_id is not None:
+        found = get_node(session, project_id, node_id)
+        records = [found] if found else []
+    else:
+        records = list_nodes(session, project_id, cluster_id=cluster_id)
+    return [NodePublic.of(r, names.get(r.profile_id, "")) for r in records]
+
+
+def action_location(request: Request, action_id: str) -> str:
+    """`/v1/actions/{id}`, below `/cluster` when the request came that way."""
+    return f"{request.scope.get('root_path', '')}/v1/actions/{action_id}"
+
+
+def _accepted(request: Request, response: Response, action_id: str) -> ActionAccepted:
+    response.headers["Location"] = action_location(request, action_id)
     return ActionAccepted(action=action_id)
 
 
 @router.post("/clusters", status_code=status.HTTP_202_ACCEPTED, response_model=ClusterEnvelope)
 async def create_cluster_route(
-    caller: WriterDep, db: DbDep, temporal: TemporalDep, body: ClusterCreate, response: Response
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    body: ClusterCreate,
+    http_request: Request,
+    response: Response,
 ) -> ClusterEnvelope:
     """Create a cluster; its nodes are created by the CLUSTER_CREATE action."""
     cluster_id, accepted = await create_cluster(db, temporal, caller, body.cluster)
     view = await db.run(_cluster_view, caller.project_id, cluster_id)
     if view is None:  # the accepting update writes the row first; this is a broken invariant
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")
-    response.headers["Location"] = f"/v1/actions/{accepted.action_id}"
+    response.headers["Location"] = action_location(http_request, accepted.action_id)
     return ClusterEnvelope(cluster=view, action=accepted.action_id)
 
 
@@ -122,13 +155,14 @@ async def delete_cluster_route(
     db: DbDep,
     temporal: TemporalDep,
     cluster_id: ClusterId,
+    http_request: Request,
     response: Response,
 ) -> ActionAccepted:
     """Delete every node, then the cluster (409 while busy or locked)."""
     record: ClusterRecord = await find_cluster(db, caller, cluster_id)
     request = ClusterOperationRequest(action_id=new_action_id())
     accepted = await send_cluster_update(temporal, record, "delete", request)
-    return _accepted(response, accepted.action_id)
+    return _accepted(http_request, response, accepted.action_id)
 
 
 @router.post(
@@ -142,6 +176,7 @@ async def cluster_action_route(
     temporal: TemporalDep,
     cluster_id: ClusterId,
     body: ClusterActionRequest,
+    http_request: Request,
     response: Response,
 ) -> ActionAccepted:
     """Run one action on a cluster (exactly one key; see DESIGN §4.2)."""
@@ -151,7 +186,7 @@ async def cluster_action_route(
         token = await signal_lifecycle(
             db, temporal, caller, record, name, params.lifecycle_action_token
         )
-        return _accepted(response, token)
+        return _accepted(http_request, response, token)
     request: (
         ClusterOperationRequest | LockClusterRequest | PolicyAttachRequest | PolicyDetachRequest
     )
@@ -168,7 +203,7 @@ async def cluster_action_route(
             action_id=new_action_id(), params=params.model_dump(exclude_none=True)
         )
     accepted = await send_cluster_update(temporal, record, name, request)
-    return _accepted(response, accepted.action_id)
+    return _accepted(http_request, response, accepted.action_id)
 
 
 @router.get("/nodes", response_model=NodeList)
@@ -178,8 +213,10 @@ async def list_nodes_route(
     cluster_id: Annotated[str | None, Query(max_length=64)] = None,
 ) -> NodeList:
     """Nodes of the caller's project, optionally of one cluster."""
-    records = await db.run(list_nodes, caller.project_id, cluster_id=cluster_id)
-    return NodeList(nodes=[NodePublic.of(r) for r in records])
+    if cluster_id:  # Senlin takes a name or short id too; an unknown one lists nothing
+        found: ClusterRecord | None = await db.run(get_cluster, caller.project_id, cluster_id)
+        cluster_id = found.id if found else cluster_id
+    return NodeList(nodes=await db.run(_node_views, caller.project_id, cluster_id))
 
 
 async def _find_node(db: DbDep, caller: CallerDep, node_id: str) -> NodeRecord:
@@ -191,22 +228,30 @@ async def _find_node(db: DbDep, caller: CallerDep, node_id: str) -> NodeRecord:
 
 @router.get("/nodes/{node_id}", response_model=NodeEnvelope)
 async def get_node_route(caller: CallerDep, db: DbDep, node_id: NodeId) -> NodeEnvelope:
-    """One node."""
-    return NodeEnvelope(node=NodePublic.of(await _find_node(db, caller, node_id)))
+    """One node by id, unique name or short id."""
+    found = await db.run(_node_views, caller.project_id, None, node_id)
+    if not found:
+        raise NotFound(f"The node '{node_id}' could not be found.")
+    return NodeEnvelope(node=found[0])
 
 
 @router.delete(
     "/nodes/{node_id}", status_code=status.HTTP_202_ACCEPTED, response_model=ActionAccepted
 )
 async def delete_node_route(
-    caller: WriterDep, db: DbDep, temporal: TemporalDep, node_id: NodeId, response: Response
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    node_id: NodeId,
+    http_request: Request,
+    response: Response,
 ) -> ActionAccepted:
     """Remove a node from its cluster (lifecycle hooks fire; 409 while busy or locked)."""
     node = await _find_node(db, caller, node_id)
     cluster = await find_cluster(db, caller, node.cluster_id)
     request = ClusterOperationRequest(action_id=new_action_id(), params={"nodes": [node.id]})
     accepted = await send_cluster_update(temporal, cluster, "delete_node", request)
-    return _accepted(response, accepted.action_id)
+    return _accepted(http_request, response, accepted.action_id)
 
 
 @router.post(
@@ -220,6 +265,7 @@ async def node_action_route(
     temporal: TemporalDep,
     node_id: NodeId,
     body: NodeActionRequest,
+    http_request: Request,
     response: Response,
 ) -> ActionAccepted:
     """`check {}` (checks the node's cluster) or `recover {operation?, operation_params?}`."""
@@ -231,7 +277,7 @@ async def node_action_route(
         action_id=new_action_id(), params={**params.model_dump(exclude_none=True), **extra}
     )
     accepted = await send_cluster_update(temporal, cluster, name, request)
-    return _accepted(response, accepted.action_id)
+    return _accepted(http_request, response, accepted.action_id)
 
 
 @router.patch("/nodes/{node_id}", response_model=NodeEnvelope)
@@ -248,4 +294,4 @@ async def mark_node_route(
         status_reason=body.status_reason,
     )
     await send_cluster_update(temporal, cluster, "mark_unhealthy", request)
-    return NodeEnvelope(node=NodePublic.of(await _find_node(db, caller, node_id)))
+    return NodeEnvelope(node=NodePublic.of(await _find_node(db, caller, node.id)))

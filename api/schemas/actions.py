@@ -5,10 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, computed_field
 
 from store.actions import ActionRecord
 from store.events import EventRecord
+
+
+def action_cluster_id(name: str, target: str, inputs: dict[str, Any]) -> str | None:
+    """The cluster an action belongs to: its target, or the cluster a node action names."""
+    if name.startswith("CLUSTER_"):
+        return target
+    cluster_id = inputs.get("cluster_id")
+    return str(cluster_id) if cluster_id else None
 
 
 class ActionPublic(BaseModel):
@@ -30,6 +38,44 @@ class ActionPublic(BaseModel):
     started_at: datetime | None
     ended_at: datetime | None
     lifecycle: dict[str, Any] | None = None
+    # Senlin's fields, as openstacksdk's Action reads them.
+    cause: str = "RPC Request"
+    owner: str | None = None
+    user: str | None = None
+    domain: str | None = None
+    interval: int = -1
+    timeout: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def action(self) -> str:
+        """Senlin's built-in action type (`CLUSTER_SCALE_IN`), Warden's `name`."""
+        return self.name
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def cluster_id(self) -> str | None:
+        """Senlin 1.14: the cluster the action works on, if any."""
+        return action_cluster_id(self.name, self.target, self.inputs)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def project(self) -> str:
+        """Senlin's name for `project_id`."""
+        return self.project_id
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def start_time(self) -> float | None:
+        """Senlin's start time: seconds since the epoch."""
+        return self.started_at.timestamp() if self.started_at else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def end_time(self) -> float | None:
+        """Senlin's end time: seconds since the epoch."""
+        return self.ended_at.timestamp() if self.ended_at else None
 
     @classmethod
     def of(cls, record: ActionRecord) -> ActionPublic:
@@ -70,6 +116,26 @@ class EventPublic(BaseModel):
     level: str
     action_id: str | None
     meta_data: dict[str, Any]
+    project: str = ""
+    user: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def oid(self) -> str:
+        """Senlin's name for `obj_id`."""
+        return self.obj_id
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def oname(self) -> str:
+        """Senlin's name for `obj_name`."""
+        return self.obj_name
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def otype(self) -> str:
+        """Senlin's name for `obj_type`."""
+        return self.obj_type
 
     @classmethod
     def of(cls, record: EventRecord) -> EventPublic:
@@ -87,6 +153,7 @@ class EventPublic(BaseModel):
             level=record.level,
             action_id=record.action_id,
             meta_data=record.meta,
+            project=record.project_id,
         )
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
 
 from api.schemas.common import StrictModel
 from domain.clusters import MAX_CAPACITY
 from domain.errors import InvalidRequest
+from domain.nodes import MARKED_UNHEALTHY
 from domain.scaling import AdjustmentType
 from store.clusters import ClusterRecord, NodeRecord
 
@@ -46,6 +47,12 @@ class ScaleBody(StrictModel):
     """`scale_out {count}` / `scale_in {count}` (count defaults to 1)."""
 
     count: int = Field(1, ge=1, le=MAX_CAPACITY)
+
+    @field_validator("count", mode="before")
+    @classmethod
+    def _null_is_one(cls, value: object) -> object:
+        """openstacksdk sends `{"count": null}` when no count is given; Senlin means 1."""
+        return 1 if value is None else value
 
 
 class ResizeBody(StrictModel):
@@ -166,11 +173,35 @@ class ClusterPublic(BaseModel):
     health: dict[str, Any] | None = None
     created_at: datetime
     updated_at: datetime
+    # Senlin's fields, as openstacksdk's Cluster reads them. Warden keeps no user or
+    # domain, no per-cluster timeout and no config, so those stay empty.
+    profile_name: str = ""
+    user: str | None = None
+    domain: str | None = None
+    timeout: int | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+    data: dict[str, Any] = Field(default_factory=dict)
+    dependents: dict[str, Any] = Field(default_factory=dict)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def project(self) -> str:
+        """Senlin's name for `project_id`."""
+        return self.project_id
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def init_at(self) -> datetime:
+        """When the cluster was initialised (Warden: when it was accepted)."""
+        return self.created_at
 
     @classmethod
-    def of(cls, record: ClusterRecord, node_ids: list[str]) -> ClusterPublic:
+    def of(
+        cls, record: ClusterRecord, node_ids: list[str], profile_name: str = ""
+    ) -> ClusterPublic:
         """From the database rows."""
         return cls(
+            profile_name=profile_name,
             id=record.id,
             name=record.name,
             profile_id=record.profile_id,
@@ -208,6 +239,7 @@ class NodePublic(BaseModel):
     id: str
     name: str
     cluster_id: str
+    project_id: str
     profile_id: str
     physical_id: str | None
     status: str
@@ -216,11 +248,51 @@ class NodePublic(BaseModel):
     data: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+    # Senlin's fields, as openstacksdk's Node reads them.
+    profile_name: str = ""
+    user: str | None = None
+    domain: str | None = None
+    role: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    details: dict[str, Any] = Field(default_factory=dict)
+    dependents: dict[str, Any] = Field(default_factory=dict)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def project(self) -> str:
+        """The node's project (Senlin's `project`)."""
+        return self.project_id
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def init_at(self) -> datetime:
+        """When the node was initialised (Warden: created)."""
+        return self.created_at
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tainted(self) -> bool:
+        """Senlin 1.13: marked as the first victim of the next scale-in (`mark_unhealthy`)."""
+        return bool(self.data.get(MARKED_UNHEALTHY))
 
     @classmethod
-    def of(cls, record: NodeRecord) -> NodePublic:
+    def of(cls, record: NodeRecord, profile_name: str = "") -> NodePublic:
         """From the database row."""
-        return cls.model_validate(record, from_attributes=True)
+        return cls(
+            id=record.id,
+            name=record.name,
+            cluster_id=record.cluster_id,
+            project_id=record.project_id,
+            profile_id=record.profile_id,
+            physical_id=record.physical_id,
+            status=record.status,
+            status_reason=record.status_reason,
+            index=record.index,
+            data=record.data,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+            profile_name=profile_name,
+        )
 
 
 class NodeEnvelope(BaseModel):

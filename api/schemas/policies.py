@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from api.schemas.common import StrictModel
 from store.policies import PolicyRecord
@@ -36,6 +36,17 @@ class PolicyPublic(BaseModel):
     project_id: str
     created_at: datetime
     updated_at: datetime
+    #: Senlin's runtime data of a policy (Warden keeps none).
+    data: dict[str, Any] = Field(default_factory=dict)
+    # Senlin's owner fields, as openstacksdk reads them (Warden keeps no user or domain).
+    user: str | None = None
+    domain: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def project(self) -> str:
+        """Senlin's name for `project_id`."""
+        return self.project_id
 
     @classmethod
     def of(cls, record: PolicyRecord) -> PolicyPublic:

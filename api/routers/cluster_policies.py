@@ -1,0 +1,61 @@
+"""`/v1/clusters/{cluster_id}/policies`: which policies a cluster has attached."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from api.auth import CallerDep
+from api.clusters import find_cluster
+from api.deps import DbDep
+from api.schemas.cluster_policies import (
+    ClusterPolicyEnvelope,
+    ClusterPolicyList,
+    ClusterPolicyPublic,
+)
+from api.schemas.common import ERROR_RESPONSES
+from domain.errors import NotFound
+from store.policies import PolicyRecord, get_policy
+
+router = APIRouter(tags=["clusters"], responses=ERROR_RESPONSES)
+ClusterId = Annotated[str, Path(max_length=255)]
+NameQuery = Annotated[str | None, Query(max_length=255)]
+
+
+@router.get("/clusters/{cluster_id}/policies", response_model=ClusterPolicyList)
+async def list_cluster_policies_route(
+    caller: CallerDep,
+    db: DbDep,
+    cluster_id: ClusterId,
+    policy_name: NameQuery = None,
+    policy_type: NameQuery = None,
+    enabled: bool | None = None,
+) -> ClusterPolicyList:
+    """The cluster's policy bindings, filtered as Senlin filters them."""
+    cluster = await find_cluster(db, caller, cluster_id)
+    bindings = [
+        b
+        for b in ClusterPolicyPublic.bindings(cluster)
+        if policy_name in (None, b.policy_name)
+        and policy_type in (None, b.policy_type)
+        and enabled in (None, b.enabled)
+    ]
+    return ClusterPolicyList(cluster_policies=bindings)
+
+
+@router.get("/clusters/{cluster_id}/policies/{policy_id}", response_model=ClusterPolicyEnvelope)
+async def get_cluster_policy_route(
+    caller: CallerDep,
+    db: DbDep,
+    cluster_id: ClusterId,
+    policy_id: Annotated[str, Path(max_length=255)],
+) -> ClusterPolicyEnvelope:
+    """One binding; the policy by id, unique name or short id (404 when not attached)."""
+    cluster = await find_cluster(db, caller, cluster_id)
+    policy: PolicyRecord | None = await db.run(get_policy, caller.project_id, policy_id)
+    wanted = policy.id if policy else policy_id
+    for binding in ClusterPolicyPublic.bindings(cluster):
+        if binding.policy_id == wanted:
+            return ClusterPolicyEnvelope(cluster_policy=binding)
+    raise NotFound(f"The policy '{policy_id}' is not attached to the cluster '{cluster_id}'.")
