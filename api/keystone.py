@@ -16,7 +16,6 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +25,7 @@ import httpx
 from pydantic import SecretStr
 
 from api.auth import Caller, Role
+from api.token_cache import Answer, AnswerCache
 from config import Settings
 from domain.errors import BackendUnavailable, Forbidden, Unauthenticated
 
@@ -38,8 +38,6 @@ ROLE_NAMES: dict[str, Role] = {
     "_member_": Role.MEMBER,
     "reader": Role.READER,
 }
-#: How many validated tokens are remembered (least recently used go first).
-MAX_CACHED_TOKENS = 10_000
 #: How long an invalid, unscoped or role-less token is answered from the cache.
 NEGATIVE_TTL_S = 10.0
 #: Renew the service token this long before Keystone's `expires_at`.
@@ -94,51 +92,6 @@ class KeystoneConfig:
                 settings.cloud_application_credential_secret if app_credential else None
             ),
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """What Keystone said about one token, and until when it may be reused."""
-
-    until: float
-    caller: Caller | None = None
-    error: Unauthenticated | Forbidden | None = None
-
-    def unwrap(self) -> Caller:
-        """The caller, or the (fresh) error the token earned."""
-        if self.caller is not None:
-            return self.caller
-        assert self.error is not None
-        raise type(self.error)(self.error.message)
-
-
-class AnswerCache:
-    """A bounded LRU of answers keyed by the token's digest (tokens are not kept)."""
-
-    def __init__(self, max_entries: int = MAX_CACHED_TOKENS) -> None:
-        self._entries: OrderedDict[str, Answer] = OrderedDict()
-        self._max = max_entries
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def get(self, key: str, now: float) -> Answer | None:
-        """The live answer for `key`, if any."""
-        answer = self._entries.get(key)
-        if answer is None:
-            return None
-        if answer.until <= now:
-            del self._entries[key]
-            return None
-        self._entries.move_to_end(key)
-        return answer
-
-    def put(self, key: str, answer: Answer) -> None:
-        """Remember `answer`, forgetting the least recently used beyond the bound."""
-        self._entries[key] = answer
-        self._entries.move_to_end(key)
-        while len(self._entries) > self._max:
-            self._entries.popitem(last=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,9 +260,7 @@ class KeystoneValidator:
     def _body(self, response: httpx.Response, what: str) -> dict[str, Any]:
         if response.status_code >= httpx.codes.BAD_REQUEST:
             logger.warning("Keystone %s answered %s", what, response.status_code)
-            raise BackendUnavailable(
-                f"Keystone refused the {what} (HTTP {response.status_code})."
-            )
+            raise BackendUnavailable(f"Keystone refused the {what} (HTTP {response.status_code}).")
         try:
             token = response.json()["token"]
         except (ValueError, KeyError, TypeError):

@@ -17,6 +17,7 @@ from pydantic import SecretStr
 from api.app import create_app
 from api.auth import Caller, Role
 from api.keystone import NEGATIVE_TTL_S, KeystoneConfig, KeystoneValidator, caller_of
+from api.token_cache import Answer, AnswerCache
 from config import Settings
 from domain.errors import BackendUnavailable, Forbidden, Unauthenticated
 from simcloud.app import create_app as create_simcloud
@@ -329,3 +330,17 @@ async def test_api_answers_503_when_keystone_is_down(tmp_path: Path) -> None:
     assert down.json()["error"]["title"] == "Service Unavailable"
     assert "Keystone cannot be reached" in down.json()["error"]["message"]
     assert static.status_code == 200  # the tokens file needs no Keystone
+
+
+def test_answer_cache_is_bounded_and_forgets_the_least_recently_used() -> None:
+    cache = AnswerCache(max_entries=2)
+    caller = Caller("p1", frozenset({Role.MEMBER}))
+    for key in ("a", "b"):
+        cache.put(key, Answer(until=100.0, caller=caller))
+    assert cache.get("a", now=0.0) is not None  # "b" is now the least recently used
+
+    cache.put("c", Answer(until=100.0, caller=caller))
+
+    assert len(cache) == 2
+    assert cache.get("b", now=0.0) is None
+    assert cache.get("a", now=100.0) is None  # expired
