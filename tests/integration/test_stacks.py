@@ -53,7 +53,8 @@ async def create_stack(
     response = await api.post(BASE, json={"stack_name": name, "template": template, **extra})
     assert response.status_code == 201, response.text
     body = response.json()["stack"]
-    assert body["links"][0]["href"] == f"{BASE}/{name}/{body['id']}"
+    base = str(api.base_url).rstrip("/")
+    assert body["links"][0]["href"] == f"{base}{BASE}/{name}/{body['id']}"
     return name, f"{BASE}/{name}/{body['id']}"
 
 
@@ -83,7 +84,8 @@ async def test_mark_unhealthy_then_patch_replaces_server(warden: Warden) -> None
         stack = await settled(api, url)
         assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
         redirect = await api.get(f"{BASE}/{name}", follow_redirects=False)
-        assert redirect.status_code == 302 and redirect.headers["location"] == url
+        assert redirect.status_code == 302
+        assert redirect.headers["location"] == f"{warden.api_url}{url}"
         old = (await resources(api, url))["web"]
         assert old["resource_status"] == "CREATE_COMPLETE"
         assert stack["outputs"] == [
