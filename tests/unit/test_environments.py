@@ -1,0 +1,135 @@
+"""Heat environments, `files`, template versions and resource-type documents (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from domain.environments import (
+    expand_template,
+    merge_environments,
+    parse_environment,
+    stack_parameters,
+    template_data,
+)
+from domain.errors import InvalidRequest, NotFound
+from domain.resource_type_docs import generated_template, known_type, resource_schema
+from domain.template_versions import canonical_version, template_functions, template_versions
+from domain.templates import load_template
+
+NESTED = """
+heat_template_version: 2016-10-14
+parameters:
+  size: {type: number}
+  zone: {type: string}
+resources:
+  box: {type: OS::Heat::TestResource, properties: {value: {get_param: zone}}}
+outputs:
+  where: {value: {get_attr: [box, output]}}
+"""
+
+
+def template(**resources: Any) -> dict[str, Any]:
+    return {"heat_template_version": "2016-10-14", "resources": resources}
+
+
+def test_registry_alias_and_glob_become_the_real_type() -> None:
+    env = parse_environment(
+        {"resource_registry": {"My::Thing": "OS::Heat::None", "Old::Heat::*": "OS::Heat::*"}}
+    )
+    out = expand_template(
+        template(a={"type": "My::Thing"}, b={"type": "Old::Heat::RandomString"}), {}, env
+    )
+    assert out["resources"]["a"]["type"] == "OS::Heat::None"
+    assert out["resources"]["b"]["type"] == "OS::Heat::RandomString"
+    load_template(out)
+
+
+def test_template_resource_from_files_becomes_a_nested_stack_reading_its_outputs() -> None:
+    env = parse_environment({"parameter_defaults": {"zone": "az1", "unrelated": 1}})
+    top = template(inner={"type": "box.yaml", "properties": {"size": 3}})
+    top["outputs"] = {"where": {"value": {"get_attr": ["inner", "where"]}}}
+    out = expand_template(top, {"box.yaml": NESTED}, env)
+    inner = out["resources"]["inner"]
+    assert inner["type"] == "OS::Heat::Stack"
+    assert inner["properties"]["parameters"] == {"zone": "az1", "size": 3}
+    assert inner["properties"]["template"]["resources"]["box"]["type"] == "OS::Heat::TestResource"
+    assert out["outputs"]["where"]["value"] == {"get_attr": ["inner", "outputs", "where"]}
+    load_template(out)
+
+
+def test_get_file_inlines_the_text_and_a_missing_file_is_a_400() -> None:
+    top = template(a={"type": "OS::Heat::TestResource", "properties": {"value": {"get_file": "m"}}})
+    assert expand_template(top, {"m": "hi"}, {})["resources"]["a"]["properties"]["value"] == "hi"
+    with pytest.raises(InvalidRequest, match='"files" section for get_file path: m'):
+        expand_template(top, {}, {})
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"nonsense": {}}, 'wrong section "nonsense"'),
+        ({"parameters": []}, "environment.parameters: must be a mapping"),
+        ({"resource_registry": {"A::B": 3}}, "must name a resource type or a file"),
+        ({"resource_registry": {"resources": {"x": {}}}}, "per-resource registry"),
+        ("a: [unclosed", "environment: not valid YAML"),
+    ],
+)
+def test_bad_environments_are_400s(env: Any, message: str) -> None:
+    with pytest.raises(InvalidRequest, match=message):
+        parse_environment(env)
+
+
+def test_registry_loops_and_remote_templates_are_400s() -> None:
+    loop = parse_environment({"resource_registry": {"A::A": "B::B", "B::B": "A::A"}})
+    with pytest.raises(InvalidRequest, match="loops"):
+        expand_template(template(x={"type": "A::A"}), {}, loop)
+    with pytest.raises(InvalidRequest, match='not in "files"'):
+        expand_template(template(x={"type": "http://example.com/t.yaml"}), {}, {})
+
+
+def test_parameters_precedence_defaults_then_env_then_request() -> None:
+    env = merge_environments(
+        [
+            {"parameter_defaults": {"a": 1, "b": 1, "undeclared": 1}},
+            {"parameters": {"b": 2, "c": 2}},
+        ]
+    )
+    declared: dict[str, Any] = {"a": {}, "b": {}, "c": {}}
+    assert stack_parameters(declared, env, {"c": 3}) == {"a": 1, "b": 2, "c": 3}
+
+
+def test_template_text_parses_dates_as_text() -> None:
+    assert template_data("heat_template_version: 2016-04-08\n")["heat_template_version"] == (
+        "2016-04-08"
+    )
+
+
+def test_template_versions_list_dates_with_release_aliases() -> None:
+    versions = {v["version"]: v for v in template_versions()}
+    assert versions["heat_template_version.2017-09-01"]["aliases"] == ["heat_template_version.pike"]
+    assert canonical_version("pike") == "2017-09-01"
+    with pytest.raises(InvalidRequest, match="template version is invalid"):
+        canonical_version("2099-01-01")
+
+
+def test_template_functions_by_version_and_alias() -> None:
+    old = {f["functions"] for f in template_functions("heat_template_version.2013-05-23")}
+    assert "get_file" in old and "list_join" not in old
+    pike = {f["functions"] for f in template_functions("heat_template_version.pike")}
+    assert "list_join" in pike
+    with pytest.raises(NotFound):
+        template_functions("heat_template_version.1999-01-01")
+
+
+def test_resource_type_documents_follow_heats_shapes() -> None:
+    rtype = known_type("OS::Heat::TestResource")
+    schema = resource_schema(rtype)
+    assert schema["support_status"]["status"] == "SUPPORTED"
+    assert schema["properties"]["wait_secs"]["default"] == 0
+    generated = generated_template(rtype)
+    assert generated["resources"]["TestResource"]["type"] == "OS::Heat::TestResource"
+    load_template(generated)
+    with pytest.raises(NotFound):
+        known_type("OS::Nova::Nothing")
