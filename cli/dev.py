@@ -172,6 +172,10 @@ def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
                 str(settings.api_port),
                 "--log-level",
                 "warning",
+                # OpenStack clients poll every 5 s on a kept-alive connection; uvicorn's
+                # default 5 s idle timeout races them into "connection reset by peer".
+                "--timeout-keep-alive",
+                "75",
             ],
             # Keystone mode: tokens from simcloud's Keystone work too, not only the tokens file.
             env={"WARDEN_KEYSTONE_URL": settings.keystone_url or f"{sim_url}/identity/v3"},

@@ -132,6 +132,8 @@ async def warden(
                 "--factory",
                 "--port",
                 env["WARDEN_API_PORT"],
+                "--timeout-keep-alive",  # as `warden dev`: clients poll every 5 s
+                "75",
             ],
             env,
             var / "api.log",

@@ -236,26 +236,18 @@ async def test_openstack_cluster_list_and_node_list_cli(warden: Warden) -> None:
     name = f"cli-{uuid.uuid4().hex[:6]}"
     profile, cluster = await asyncio.to_thread(_create_cluster, sdk, name, 1)
     try:
-        # --full-id: without it senlinclient 3.1 passes lambdas as column formatters,
-        # which osc-lib 4.7 rejects ("Invalid formatter provided.") before printing.
-        code, listed = await _openstack(warden, "cluster", "list", "--full-id", "-f", "json")
+        code, listed = await _openstack(warden, "cluster", "list", "-f", "json")
         assert code == 0, listed
-        assert name in listed and cluster.id in listed and "ACTIVE" in listed
+        assert name in listed and cluster.id[:8] in listed and "ACTIVE" in listed  # short ids
         code, nodes = await _openstack(
             warden, "cluster", "node", "list", "--filters", f"cluster_id={cluster.id}", "--full-id"
-        )
+        )  # --full-id: the short form shows 8 characters of each id
         assert code == 0, nodes
         assert cluster.node_ids[0] in nodes
     finally:
         await asyncio.to_thread(_delete_all, sdk, cluster, None, profile)
 
 
-@pytest.mark.xfail(
-    reason="senlinclient 3.1's `cluster show` formats columns with plain functions, which "
-    "osc-lib 4.7 rejects whatever the server answers; passes once the clients agree",
-    raises=AssertionError,
-    strict=True,
-)
 async def test_openstack_cluster_show_cli(warden: Warden) -> None:
     sdk = await asyncio.to_thread(clustering, warden)
     name = f"cls-{uuid.uuid4().hex[:6]}"
@@ -264,7 +256,5 @@ async def test_openstack_cluster_show_cli(warden: Warden) -> None:
         code, shown = await _openstack(warden, "cluster", "show", name, "-f", "json")
     finally:
         await asyncio.to_thread(_delete_all, sdk, cluster, None, profile)
-    if code != 0 and "Invalid formatter provided." not in shown:
-        pytest.fail(f"`openstack cluster show` failed for another reason: {shown}")
     assert code == 0, shown
     assert cluster.id in shown

@@ -69,6 +69,7 @@ def own_procs(
     simcloud += ["--notify-url", f"{api}/v1/notifications", "--log-level", "warning"]
     uvicorn = [PYTHON, "-m", "uvicorn", "api.app:create_app", "--factory"]
     uvicorn += ["--port", env["WARDEN_API_PORT"], "--log-level", "warning"]
+    uvicorn += ["--timeout-keep-alive", "75"]  # as `warden dev`
     return {
         "temporal": Proc("temporal", temporal, {}, var / "temporal.log"),
         "simcloud": Proc(
