@@ -49,7 +49,22 @@ class _StackSubpath(Convertor[str]):
         return value
 
 
+class _StackReference(Convertor[str]):
+    """A stack's name or id, never "preview" (that path is `POST …/stacks/preview`)."""
+
+    regex = "(?!preview$)[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
 register_url_convertor("stack_subpath", _StackSubpath())
+register_url_convertor("stack_reference", _StackReference())
+#: The OpenAPI view of both, so generated clients (and fuzzers) send what routes match.
+Subpath = Annotated[str, Path(pattern=f"^({_StackSubpath.regex})$")]
 
 _responses: dict[int | str, dict[str, Any]] = {
     **ERROR_RESPONSES,
@@ -59,6 +74,7 @@ subpath_router = APIRouter(prefix="/v1/{project_id}/stacks", tags=["stacks"], re
 name_router = APIRouter(prefix="/v1/{project_id}/stacks", tags=["stacks"], responses=_responses)
 ProjectId = Annotated[str, Path(max_length=64)]
 StackName = Annotated[str, Path(max_length=255)]
+StackReference = StackName  # the route's convertor keeps "preview" out
 
 
 async def _redirect(
@@ -73,7 +89,11 @@ async def _redirect(
 
 
 async def lookup_stack_route(
-    request: Request, project_id: ProjectId, caller: CallerDep, db: DbDep, stack_name: StackName
+    request: Request,
+    project_id: ProjectId,
+    caller: CallerDep,
+    db: DbDep,
+    stack_name: StackReference,
 ) -> RedirectResponse:
     """`…/stacks/{stack_name}` → 302 to `…/stacks/{stack_name}/{stack_id}`."""
     return await _redirect(request, caller, db, project_id, stack_name, "")
@@ -85,7 +105,7 @@ async def lookup_stack_subpath_route(
     caller: CallerDep,
     db: DbDep,
     stack_name: StackName,
-    subpath: str,
+    subpath: Subpath,
 ) -> RedirectResponse:
     """`…/stacks/{stack_name}/resources` (events, actions, …) → 302 to the canonical URL."""
     return await _redirect(request, caller, db, project_id, stack_name, f"/{subpath}")
@@ -97,7 +117,7 @@ async def lookup_stack_deep_route(
     caller: CallerDep,
     db: DbDep,
     stack_name: StackName,
-    subpath: str,
+    subpath: Subpath,
     rest: str,
 ) -> RedirectResponse:
     """`…/stacks/{stack_name}/resources/{resource_name}…` → 302 to the canonical URL."""
@@ -108,7 +128,7 @@ async def lookup_stack_deep_route(
 # One route per method, so each has its own OpenAPI operation.
 for _method in METHODS:
     for _router, _path, _endpoint in (
-        (name_router, "/{stack_name}", lookup_stack_route),
+        (name_router, "/{stack_name:stack_reference}", lookup_stack_route),
         (subpath_router, "/{stack_name}/{subpath:stack_subpath}", lookup_stack_subpath_route),
         (
             subpath_router,

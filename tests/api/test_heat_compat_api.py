@@ -166,3 +166,9 @@ async def test_create_inputs_heat_takes_but_warden_does_not_are_400(
     )
     assert response.status_code == 400
     assert message in response.json()["error"]["message"]
+
+
+async def test_preview_path_is_not_a_stack_name(api: httpx.AsyncClient) -> None:
+    response = await api.get("/v1/demo/stacks/preview")
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
