@@ -69,6 +69,7 @@ Subpath = Annotated[str, Path(pattern=f"^({_StackSubpath.regex})$")]
 _responses: dict[int | str, dict[str, Any]] = {
     **ERROR_RESPONSES,
     302: {"description": "Where the stack lives"},
+    405: {"description": "The path is not a lookup (another word than the sub-paths)"},
 }
 subpath_router = APIRouter(prefix="/v1/{project_id}/stacks", tags=["stacks"], responses=_responses)
 name_router = APIRouter(prefix="/v1/{project_id}/stacks", tags=["stacks"], responses=_responses)
