@@ -311,8 +311,14 @@ def test_load_rejects_deep_nesting_and_alias_bombs() -> None:
 
 
 UNSUPPORTED_CASES: list[tuple[Any, ...]] = [
-    ("heat_template_version: 2016-04-08\ndescription: !!binary aGk=", "unsupported value"),
-    ("heat_template_version: 2016-04-08\ndescription: .nan", "must be a finite number"),
+    (
+        "heat_template_version: 2016-04-08\ndescription: !!binary aGk=",
+        "description: unsupported value",
+    ),
+    (
+        "heat_template_version: 2016-04-08\ndescription: .nan",
+        "description: must be a finite number",
+    ),
     ("heat_template_version: 2016-04-08\n1: a", "template: keys must be strings"),
 ]
 
