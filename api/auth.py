@@ -15,16 +15,13 @@ import threading
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Protocol
 
 import yaml
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader
 
 from domain.errors import Forbidden, Unauthenticated
-
-if TYPE_CHECKING:
-    from api.keystone import KeystoneValidator
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +48,13 @@ class Caller:
     def can_write(self) -> bool:
         """Whether the caller may change things."""
         return bool(self.roles & WRITER_ROLES)
+
+
+class TokenValidator(Protocol):
+    """Asks an identity service who a token belongs to (`api.keystone.KeystoneValidator`)."""
+
+    async def caller(self, token: str) -> Caller:
+        """The token's caller, else `Unauthenticated`, `Forbidden` or `BackendUnavailable`."""
 
 
 class TokenStore:
@@ -114,7 +118,7 @@ async def current_caller(
     caller = store.lookup(token)
     if caller is not None:
         return caller
-    keystone: KeystoneValidator | None = getattr(request.app.state, "keystone", None)
+    keystone: TokenValidator | None = getattr(request.app.state, "keystone", None)
     if keystone is None:
         raise Unauthenticated("The token is not valid.")
     return await keystone.caller(token)

@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import InvalidRequest
 from domain.parameters import PSEUDO_PARAMETERS
 from domain.resource_types import RESOURCE_TYPES, check_properties, resource_type
-
-if TYPE_CHECKING:
-    from domain.templates import ResourceDef, Template
+from domain.template_parts import ResourceDef, TemplateShape
 
 INTRINSICS: Final = frozenset({"get_param", "get_resource", "get_attr", "list_join", "str_replace"})
 
@@ -92,7 +90,7 @@ def _outer_properties(resource: ResourceDef) -> dict[str, Any]:
     }
 
 
-def check_references(template: Template) -> None:
+def check_references(template: TemplateShape) -> None:
     """Check every `depends_on` and intrinsic call of a template: arguments and targets."""
     for name, res in template.resources.items():
         path = f"resources.{name}"
@@ -105,7 +103,7 @@ def check_references(template: Template) -> None:
         _check_calls(template, output.value, None, f"outputs.{name}.value")
 
 
-def _check_target(template: Template, target: Any, owner: str | None, path: str) -> None:
+def _check_target(template: TemplateShape, target: Any, owner: str | None, path: str) -> None:
     if not isinstance(target, str):
         raise InvalidRequest(f"{path}: must be a resource name")
     if target == owner:
@@ -114,7 +112,7 @@ def _check_target(template: Template, target: Any, owner: str | None, path: str)
         raise InvalidRequest(f'Invalid template: {path}: resource "{target}" does not exist')
 
 
-def _check_calls(template: Template, value: Any, owner: str | None, path: str) -> None:
+def _check_calls(template: TemplateShape, value: Any, owner: str | None, path: str) -> None:
     """Check every intrinsic call in `value`: its arguments and what it refers to."""
     call = intrinsic(value)
     if call is None:
@@ -153,7 +151,7 @@ def _is_path(parts: list[Any]) -> bool:
     return all(isinstance(p, str | int) and not isinstance(p, bool) for p in parts)
 
 
-def _check_get_attr(template: Template, args: Any, owner: str | None, path: str) -> None:
+def _check_get_attr(template: TemplateShape, args: Any, owner: str | None, path: str) -> None:
     if not isinstance(args, list) or len(args) < 2 or not isinstance(args[1], str):
         raise InvalidRequest(f"{path}: must be [resource, attribute, key, ...]")
     if not _is_path(args[2:]):

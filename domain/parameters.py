@@ -13,15 +13,12 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import date
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from domain.errors import InvalidRequest
 from domain.resource_types import parse_bool, parse_number
-
-if TYPE_CHECKING:
-    from domain.templates import Template
 
 ParameterType = Literal["string", "number", "boolean", "json", "comma_delimited_list"]
 
@@ -270,8 +267,19 @@ def _check_bounds(value: Any, low: float | None, high: float | None, field: str,
         raise InvalidRequest(f"{field}: {what}{value} is out of range (min: {low}, max: {high})")
 
 
+class DeclaresParameters(Protocol):
+    """What `resolve_parameters()` reads of a template (`domain.templates.Template`)."""
+
+    @property
+    def parameters(self) -> Mapping[str, ParameterDef]:
+        """Declared parameters by name."""
+
+
 def resolve_parameters(
-    template: Template, given: Mapping[str, Any], *, pseudo: Mapping[str, Any] | None = None
+    template: DeclaresParameters,
+    given: Mapping[str, Any],
+    *,
+    pseudo: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Every parameter's value: given ones converted and checked, others their default.
 

@@ -47,6 +47,7 @@ from domain.resource_types import (
     check_properties,
     resource_type,
 )
+from domain.template_parts import OutputDef, ResourceDef
 from domain.template_versions import canonical_version
 
 __all__ = [
@@ -90,27 +91,6 @@ _DELETION_POLICIES = ("Delete", "Retain", "Snapshot")
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True)
-
-
-class ResourceDef(_Frozen):
-    """A resource as written: properties are raw, intrinsics unresolved."""
-
-    name: str
-    type: str
-    properties: dict[str, Any] = Field(default_factory=dict)
-    #: Explicit `depends_on` only; `Template.dependencies()` adds the implicit ones.
-    depends_on: tuple[str, ...] = ()
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    deletion_policy: str = "Delete"
-    update_policy: dict[str, Any] = Field(default_factory=dict)
-
-
-class OutputDef(_Frozen):
-    """A stack output; `value` is raw."""
-
-    name: str
-    value: Any = None
-    description: str = ""
 
 
 class Template(_Frozen):

@@ -16,7 +16,7 @@ from activities.cloud.paging import next_marker
 from domain.errors import BackendError, BackendNotFound, InvalidRequest
 
 if TYPE_CHECKING:
-    from activities.cloud.session import CloudSession
+    from activities.cloud.requests import CloudRequests
 
 #: Server metadata key holding the caller's request id (makes create idempotent).
 REQUEST_ID_KEY = "warden_request_id"
@@ -101,7 +101,7 @@ def _path(server_id: str, suffix: str = "") -> str:
 class ComputeClient:
     """Nova v2.1 servers. Methods raise `domain.errors`, never httpx exceptions."""
 
-    def __init__(self, session: CloudSession) -> None:
+    def __init__(self, session: CloudRequests) -> None:
         self._session = session
 
     async def _call(

@@ -11,7 +11,7 @@ from activities.cloud.paging import next_marker
 from domain.errors import BackendError, BackendNotFound
 
 if TYPE_CHECKING:
-    from activities.cloud.session import CloudSession
+    from activities.cloud.requests import CloudRequests
 
 #: Member operating statuses that mean the backend behind it is failing.
 FAILED_STATUSES = frozenset({"ERROR", "OFFLINE"})
@@ -55,7 +55,7 @@ class Member:
 class LoadBalancerClient:
     """Octavia v2 pool members."""
 
-    def __init__(self, session: CloudSession) -> None:
+    def __init__(self, session: CloudRequests) -> None:
         self._session = session
 
     def _path(self, pool_id: str, member_id: str | None = None) -> str:

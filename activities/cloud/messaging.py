@@ -12,7 +12,7 @@ from activities.cloud.paging import next_marker
 from domain.errors import BackendError
 
 if TYPE_CHECKING:
-    from activities.cloud.session import CloudSession
+    from activities.cloud.requests import CloudRequests
 
 #: Zaqar's default and bounds for a message's time to live, in seconds.
 DEFAULT_TTL_S = 3600
@@ -32,7 +32,7 @@ class Message:
 class MessagingClient:
     """Zaqar v2 queues; every call carries this client's `Client-ID`."""
 
-    def __init__(self, session: CloudSession, client_id: str | None = None) -> None:
+    def __init__(self, session: CloudRequests, client_id: str | None = None) -> None:
         self._session = session
         #: Zaqar tells clients apart by this id (`echo=false` hides their own messages).
         self.client_id = client_id or str(uuid.uuid4())
