@@ -14,7 +14,6 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -46,19 +45,24 @@ class TemporalGateway:
 
     async def client(self) -> Client:
         """The connected client (503 when Temporal cannot be reached)."""
+        # Imported here: this method is the one part of the module issue 18 changes.
+        from config.temporal_client import TemporalConfigError, connect_temporal
+
         if self._client is not None:
             return self._client
         async with self._lock:
             if self._client is None:
                 try:
                     self._client = await asyncio.wait_for(
-                        Client.connect(
-                            self.settings.temporal_address,
-                            namespace=self.settings.temporal_namespace,
-                            data_converter=pydantic_data_converter,
-                        ),
+                        connect_temporal(self.settings),
                         timeout=self.settings.temporal_rpc_timeout_s,
                     )
+                except TemporalConfigError as err:
+                    logger.warning("cannot connect to Temporal: %s", err)
+                    self._health.record_failure("temporal:connection", output=str(err))
+                    raise TemporalUnavailable(
+                        "Temporal client configuration is invalid; see the API's log."
+                    ) from err
                 except (RuntimeError, OSError, TimeoutError) as err:
                     self._health.record_failure("temporal:connection", output=str(err))
                     raise TemporalUnavailable("Temporal is not reachable; try again.") from err

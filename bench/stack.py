@@ -33,9 +33,10 @@ from pathlib import Path
 import httpx
 import yaml
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from config.codec import CodecKeys, new_keys_json
+from config.temporal_client import warden_data_converter
 from workflows.search_attributes import WARDEN_KIND, WARDEN_PROJECT, WARDEN_STATUS, WARDEN_TARGET
 
 PYTHON = sys.executable
@@ -217,6 +218,7 @@ def _env(var: Path, temporal_address: str) -> dict[str, str]:
         "WARDEN_HEALTHCHECK_URI": f"tcp://127.0.0.1:{free_port()}",
         "WARDEN_SIMCLOUD_PORT": str(free_port()),
         "WARDEN_SIMCLOUD_HOST": "127.0.0.1",
+        "WARDEN_CODEC_KEYS_FILE": str(var / "codec-keys.json"),
     }
 
 
@@ -275,9 +277,12 @@ async def running_stack(
     """
     var = Path(tempfile.mkdtemp(prefix="warden-bench-"))
     failed = False
+    # Encrypted payloads, as `warden dev` and production run.
+    keys_file = var / "codec-keys.json"
+    keys_file.write_text(new_keys_json("bench"))
     dev_server = await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(),
-        data_converter=pydantic_data_converter,
+        data_converter=warden_data_converter(CodecKeys.from_file(keys_file)),
         search_attributes=[WARDEN_PROJECT, WARDEN_KIND, WARDEN_TARGET, WARDEN_STATUS],
         dev_server_database_filename=None if temporal_in_memory else str(var / "temporal.db"),
         dev_server_log_level="error",

@@ -31,6 +31,26 @@ class Settings(BaseSettings):
     temporal_rpc_timeout_s: float = Field(10.0, gt=0, le=300)
     task_queue: str = "warden"
 
+    # --- payload encryption and the codec server (issue 18) ---
+    # TLS, client certificates, API keys and profiles come from Temporal's own environment
+    # configuration (TEMPORAL_TLS_*, TEMPORAL_API_KEY, TEMPORAL_PROFILE; config/temporal_client).
+    codec_keys_file: Path | None = Field(
+        None, description='JSON {"current": id, "keys": {id: base64}}; unset = no encryption'
+    )
+    codec_keys: SecretStr | None = Field(
+        None, description="The same JSON inline (takes precedence over codec_keys_file)"
+    )
+    codec_cors_origins: list[str] | None = Field(
+        None,
+        description="Origins (the Temporal UI) allowed to call /codec; default the dev UI "
+        "at http://localhost:<temporal_ui_port> and http://127.0.0.1:<temporal_ui_port>",
+    )
+    codec_allow_anonymous: bool = Field(
+        False,
+        description="Serve /codec without a token (`warden dev` only: the UI sends none)",
+    )
+    # --- end payload encryption ---
+
     api_host: str = "127.0.0.1"
     api_port: int = 8004
     api_max_body_bytes: int = Field(1_048_576, gt=0)
@@ -134,6 +154,14 @@ class Settings(BaseSettings):
     def resolved_tokens_file(self) -> Path:
         """Where tokens are read from (created by `warden dev` when absent)."""
         return self.tokens_file or self.var_dir / "tokens.yaml"
+
+    @property
+    def resolved_codec_cors_origins(self) -> list[str]:
+        """Origins allowed to call the codec server from a browser."""
+        if self.codec_cors_origins is not None:
+            return self.codec_cors_origins
+        port = self.temporal_ui_port
+        return [f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
 
     @property
     def api_url(self) -> str:

@@ -6,13 +6,13 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from sqlalchemy.engine import Engine
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 from temporalio.worker import Worker
 
@@ -24,6 +24,8 @@ from activities.nodes import NodeActivities
 from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
 from config import Settings, get_settings
+from config.codec import CodecKeyError
+from config.temporal_client import TemporalConfigError, connect_temporal, temporal_connect_config
 from domain.errors import WardenError
 from healthcheck import HealthManager, configure, parse_uris, serve_health
 from store.db import make_engine, migrate
@@ -36,17 +38,18 @@ CONNECT_RETRY_S = 2.0
 
 
 async def connect(settings: Settings, health: HealthManager, stop: asyncio.Event) -> Client | None:
-    """Connect to Temporal, retrying until it answers or we are told to stop."""
+    """Connect to Temporal, retrying until it answers or we are told to stop.
+
+    A configuration error (profile, TLS files, codec keys) is raised at once: retrying
+    cannot fix it.
+    """
+    address = temporal_connect_config(settings).get("target_host")
     while not stop.is_set():
         try:
-            client = await Client.connect(
-                settings.temporal_address,
-                namespace=settings.temporal_namespace,
-                data_converter=pydantic_data_converter,
-            )
+            client = await connect_temporal(settings)
         except RuntimeError as err:
             health.record_failure("temporal:connection", output=str(err))
-            logger.warning("Temporal at %s not reachable yet: %s", settings.temporal_address, err)
+            logger.warning("Temporal at %s not reachable yet: %s", address, err)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), CONNECT_RETRY_S)
             continue
@@ -144,7 +147,9 @@ async def _serve(
         )
         pinger = asyncio.create_task(ping_forever(client, cloud, health))
         logger.info(
-            "worker polling task queue %r on %s", settings.task_queue, settings.temporal_address
+            "worker polling task queue %r on %s",
+            settings.task_queue,
+            client.service_client.config.target_host,
         )
         try:
             async with worker:
@@ -163,4 +168,7 @@ def main() -> None:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    asyncio.run(run(get_settings()))
+    try:
+        asyncio.run(run(get_settings()))
+    except (TemporalConfigError, CodecKeyError) as err:
+        sys.exit(f"worker: {err}")

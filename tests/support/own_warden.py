@@ -15,8 +15,9 @@ from pathlib import Path
 
 import yaml
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
+from config import Settings
+from config.temporal_client import connect_temporal
 from tests.support.processes import PYTHON, Proc, free_port
 from tests.support.temporal import binary
 from workflows.search_attributes import SEARCH_ATTRIBUTE_NAMES
@@ -91,7 +92,7 @@ async def wait_temporal(address: str, proc: Proc, timeout: float = 60) -> Client
         if proc.process is not None and proc.process.poll() is not None:
             raise RuntimeError(f"{proc.name} exited:\n{proc.tail()}")
         try:
-            client = await Client.connect(address, data_converter=pydantic_data_converter)
+            client = await connect_temporal(Settings(temporal_address=address))
             await client.service_client.check_health()
         except RuntimeError as err:
             last = err
