@@ -12,6 +12,7 @@ from fastapi import FastAPI
 
 from api.auth import Caller, Role, TokenStore
 from api.clustering import install_clustering
+from api.codec import install_codec_server
 from api.deps import Database
 from api.errors import install_error_handlers
 from api.keystone import keystone_validator
@@ -31,6 +32,8 @@ from api.routers import (
 from api.routers import health as health_routes
 from api.temporal import TemporalGateway
 from config import Settings, get_settings
+from config.codec import EncryptionCodec
+from config.temporal_client import load_codec_keys, temporal_connect_config
 from healthcheck import configure
 from store.db import make_engine, migrate
 
@@ -49,6 +52,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ttl=settings.healthcheck_ttl,
         cache_control=settings.healthcheck_cache_control,
     )
+    # Fail at start, not on the first request, when Temporal's configuration is unusable.
+    codec_keys = load_codec_keys(settings)
+    temporal_connect_config(settings)
     engine = make_engine(settings.resolved_database_url)
     temporal = TemporalGateway(settings, health)
     keystone = keystone_validator(settings)
@@ -101,6 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         app.include_router(router)
     install_clustering(app)
+    install_codec_server(app, settings, EncryptionCodec(codec_keys) if codec_keys else None)
     app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes)
     return app
 
