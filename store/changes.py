@@ -13,12 +13,14 @@ from domain.projection import (
 )
 from store.actions import apply_action_change
 from store.clusters import ClusterRecord, NodeRecord
+from store.db import lock_for_write
 from store.events import add_event
 from store.stacks import StackRecord, StackResourceRecord
 
 
 def apply_changes(session: Session, changes: ChangeSet) -> None:
     """Apply every write of the change set; the caller commits once."""
+    lock_for_write(session, _row_keys(changes))
     for snapshot in changes.clusters:
         _upsert_cluster(session, snapshot)
     for node in changes.nodes:
@@ -45,6 +47,19 @@ def apply_changes(session: Session, changes: ChangeSet) -> None:
         ids = changes.deleted_stacks
         session.exec(delete(StackResourceRecord).where(StackResourceRecord.stack_id.in_(ids)))  # type: ignore[attr-defined]
         session.exec(delete(StackRecord).where(StackRecord.id.in_(ids)))  # type: ignore[attr-defined]
+
+
+def _row_keys(changes: ChangeSet) -> list[str]:
+    """The rows the change set reads before it writes them, as `lock_for_write` keys."""
+    return [
+        *(f"clusters:{c.cluster_id}" for c in changes.clusters),
+        *(f"nodes:{n.node_id}" for n in changes.nodes),
+        *(f"stacks:{s.stack_id}" for s in changes.stacks),
+        *(f"resources:{r.stack_id}:{r.name}" for r in changes.resources),
+        *(f"actions:{a.action_id}" for a in changes.actions),
+        *(f"events:{e.event_id}" for e in changes.events),
+        *(f"resources:{k.stack_id}:{k.name}" for k in changes.deleted_resources),
+    ]
 
 
 def _upsert_cluster(session: Session, snapshot: ClusterSnapshot) -> None:

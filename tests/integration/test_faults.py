@@ -12,7 +12,7 @@ import subprocess
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -338,12 +338,16 @@ MIGRATE_AT = (
 
 
 @pytest.mark.timeout(60)
-def test_processes_starting_at_once_on_a_new_sqlite_file_all_migrate_it(tmp_path: Path) -> None:
-    """The worker and the API may start together on a fresh var dir (both migrate)."""
+def test_processes_starting_at_once_on_a_new_database_all_migrate_it(
+    new_database: Callable[[], str],
+) -> None:
+    """The worker and the API may start together on a fresh database (both migrate);
+    on SQLite and on PostgreSQL."""
     at = str(time.time() + 3)
+    urls = [new_database() for _ in range(3)]
     procs = [
         subprocess.Popen(
-            [PYTHON, "-c", MIGRATE_AT, f"sqlite:///{tmp_path / f'warden-{n // 2}.db'}", at],
+            [PYTHON, "-c", MIGRATE_AT, urls[n // 2], at],
             cwd=Path(__file__).parents[2],
             stderr=subprocess.PIPE,
             text=True,

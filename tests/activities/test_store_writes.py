@@ -1,0 +1,135 @@
+"""The store on SQLite and on PostgreSQL: migrations, and projection writes from several
+workers at once (`record_changes` called from threads, each with its own connection,
+as activities of several worker processes would).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy.engine import Engine
+from sqlmodel import SQLModel, func, select
+
+import store.tables  # noqa: F401  (registers every table on SQLModel.metadata)
+from activities.store import StoreActivities
+from domain.actions import ActionChange, ActionName, ActionStatus
+from domain.events import Event
+from domain.projection import ChangeSet, NodeSnapshot
+from store.actions import ActionRecord
+from store.clusters import NodeRecord
+from store.db import make_engine, migrate, session_scope
+from store.events import EventRecord
+
+AT = datetime(2026, 11, 21, tzinfo=UTC)
+#: Writers at once: more than the connections a 2-core machine runs in parallel.
+WRITERS = 8
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    """A migrated database (SQLite or PostgreSQL)."""
+    engine = make_engine(database_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+def all_at_once(writes: list[Callable[[], None]]) -> None:
+    """Run the writes in threads released together; re-raise the first failure."""
+    barrier = threading.Barrier(len(writes))
+
+    def run(write: Callable[[], None]) -> None:
+        barrier.wait(timeout=10)
+        write()
+
+    with ThreadPoolExecutor(len(writes)) as pool:
+        for future in [pool.submit(run, write) for write in writes]:
+            future.result(timeout=60)
+
+
+def test_migrations_build_the_schema_the_models_declare(engine: Engine) -> None:
+    with engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), SQLModel.metadata)
+    assert differences == []
+
+
+def test_migrating_again_changes_nothing(database_url: str) -> None:
+    engine = make_engine(database_url)
+    migrate(engine)
+    migrate(engine)  # a second process starting later
+    with engine.connect() as connection:
+        assert MigrationContext.configure(connection).get_current_heads()
+    engine.dispose()
+
+
+def scale_in_shard(token: str) -> ChangeSet:
+    """What one scale-in shard writes: its token linked to the parent action."""
+    return ChangeSet(
+        actions=[
+            ActionChange(
+                action_id="parent",
+                project_id="p",
+                name=ActionName.CLUSTER_SCALE_IN,
+                target="c",
+                status=ActionStatus.WAITING,
+                depended_by=[token],
+                at=AT,
+            )
+        ]
+    )
+
+
+def test_shards_linking_to_one_new_action_at_once_lose_no_link(engine: Engine) -> None:
+    """The first writes race to create the record, the rest to extend its links."""
+    store = StoreActivities(engine)
+    tokens = [f"t{n}" for n in range(WRITERS)]
+    all_at_once([functools.partial(store.record_changes, scale_in_shard(t)) for t in tokens])
+    with session_scope(engine) as session:
+        record = session.get(ActionRecord, "parent")
+        assert record is not None and sorted(record.depended_by) == tokens
+
+
+def node_snapshot(minute: int) -> NodeSnapshot:
+    return NodeSnapshot(
+        node_id="n1",
+        project_id="p",
+        cluster_id="c",
+        name="web-1",
+        index=1,
+        profile_id="small",
+        physical_id=f"server-{minute}",
+        status="ACTIVE",
+        created_at=AT,
+        updated_at=AT + timedelta(minutes=minute),
+    )
+
+
+def test_snapshots_of_one_node_written_at_once_keep_the_newest(engine: Engine) -> None:
+    """A late retry of an older snapshot never overwrites a newer one."""
+    store = StoreActivities(engine)
+    minutes = list(range(WRITERS))
+    all_at_once(
+        [
+            functools.partial(store.record_changes, ChangeSet(nodes=[node_snapshot(m)]))
+            for m in minutes
+        ]
+    )
+    with session_scope(engine) as session:
+        record = session.get(NodeRecord, "n1")
+        assert record is not None and record.physical_id == f"server-{max(minutes)}"
+
+
+def test_one_event_written_by_racing_retries_is_stored_once(engine: Engine) -> None:
+    store = StoreActivities(engine)
+    event = Event(event_id="e1", project_id="p", obj_type="node", obj_id="n1", at=AT)
+    all_at_once([lambda: store.record_event(event)] * WRITERS)
+    with session_scope(engine) as session:
+        count = session.exec(select(func.count()).select_from(EventRecord)).one()
+        assert count == 1
