@@ -17,6 +17,7 @@ import yaml
 
 from cli.supervisor import ProcessSpec, Supervisor
 from config import Settings
+from config.codec import new_keys_json
 from workflows.search_attributes import SEARCH_ATTRIBUTE_NAMES
 
 logger = logging.getLogger(__name__)
@@ -47,6 +48,22 @@ def ensure_dev_token(settings: Settings) -> str:
         entries[token] = {"project": "demo", "roles": ["admin"]}
         _write_private(tokens_path, yaml.safe_dump(data, sort_keys=True))
     return token
+
+
+def ensure_dev_codec_keys(settings: Settings) -> dict[str, str]:
+    """Payload encryption on out of the box: the environment the worker and API need.
+
+    Keys the operator configured (`WARDEN_CODEC_KEYS[_FILE]`) are used as they are;
+    otherwise `var/codec-keys.json` is made once with a random key and kept, so the
+    histories of `var/temporal.db` stay readable across restarts. The key sits next to
+    the data it protects: in development it proves the code path, not a secret.
+    """
+    if settings.codec_keys is not None or settings.codec_keys_file is not None:
+        return {}
+    path = settings.var_dir / "codec-keys.json"
+    if not path.exists():
+        _write_private(path, new_keys_json("dev-1"))
+    return {"WARDEN_CODEC_KEYS_FILE": str(path)}
 
 
 def _write_private(path: Path, text: str) -> None:
@@ -98,8 +115,15 @@ def http_ready(url: str) -> Probe:
     return probe
 
 
-def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
-    """The four processes of a development Warden, in start order."""
+def process_specs(
+    settings: Settings, notify_token: str, codec_env: dict[str, str] | None = None
+) -> list[ProcessSpec]:
+    """The four processes of a development Warden, in start order.
+
+    `codec_env` (from `ensure_dev_codec_keys`) reaches the worker and the API; the UI
+    decodes through the API's codec server, which serves it without a token here.
+    """
+    codec_env = codec_env or {}
     logs = settings.var_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     t_host, t_port = _host_port(settings.temporal_address)
@@ -130,6 +154,9 @@ def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
                 settings.temporal_namespace,
                 "--log-level",
                 "warn",
+                # The UI decodes encrypted payloads through Warden's codec server.
+                "--ui-codec-endpoint",
+                f"{settings.public_url or api_url}/codec",
                 *attrs,
             ],
             log_file=logs / "temporal.log",
@@ -156,7 +183,10 @@ def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
             ready=tcp_ready(settings.simcloud_host, settings.simcloud_port),
         ),
         ProcessSpec(
-            "worker", [python, "-m", "worker"], ready=http_ready(f"http://{w_host}:{w_port}/health")
+            "worker",
+            [python, "-m", "worker"],
+            env=codec_env,
+            ready=http_ready(f"http://{w_host}:{w_port}/health"),
         ),
         ProcessSpec(
             "api",
@@ -178,7 +208,12 @@ def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
                 "75",
             ],
             # Keystone mode: tokens from simcloud's Keystone work too, not only the tokens file.
-            env={"WARDEN_KEYSTONE_URL": settings.keystone_url or f"{sim_url}/identity/v3"},
+            env={
+                "WARDEN_KEYSTONE_URL": settings.keystone_url or f"{sim_url}/identity/v3",
+                # The dev UI cannot send a token to the codec server (see api/codec.py).
+                "WARDEN_CODEC_ALLOW_ANONYMOUS": "true",
+                **codec_env,
+            },
             ready=http_ready(f"{api_url}/health"),
         ),
     ]
@@ -187,8 +222,11 @@ def process_specs(settings: Settings, notify_token: str) -> list[ProcessSpec]:
 async def run_dev(settings: Settings) -> int:
     """Start everything, print where to look, supervise until Ctrl-C."""
     token = ensure_dev_token(settings)
+    codec_env = ensure_dev_codec_keys(settings)
     supervisor = Supervisor(
-        process_specs(settings, token), echo=print, pid_file=settings.var_dir / "dev-pids.json"
+        process_specs(settings, token, codec_env),
+        echo=print,
+        pid_file=settings.var_dir / "dev-pids.json",
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -198,12 +236,14 @@ async def run_dev(settings: Settings) -> int:
         await supervisor.start_all()
         api = f"http://{settings.api_host}:{settings.api_port}"
         sim_url = f"http://{settings.simcloud_host}:{settings.simcloud_port}"
+        keys_source = codec_env.get("WARDEN_CODEC_KEYS_FILE", "WARDEN_CODEC_KEYS[_FILE]")
         print(
             f"\nWarden is up.\n  API docs     {api}/docs\n"
             f"  Temporal UI  http://127.0.0.1:{settings.temporal_ui_port}\n"
             f"  Dev token    {token}   (also in {settings.var_dir / 'dev-token'})\n"
             f"  Keystone     {sim_url}/identity/v3   (OS_CLOUD=warden-dev, "
             "examples/clouds.yaml)\n"
+            f"  Payloads     encrypted (keys: {keys_source}); the UI decodes via {api}/codec\n"
             f"  Logs         {settings.var_dir / 'logs'}\n\nCtrl-C stops everything.\n",
             flush=True,
         )

@@ -68,6 +68,7 @@ def test_warden_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path
         worker = httpx.get(f"http://127.0.0.1:{ports['worker']}/health", timeout=5)
         assert worker.headers["content-type"] == "application/health+json"
         assert httpx.get(f"http://127.0.0.1:{ports['ui']}/", timeout=5).status_code == 200
+        _assert_ui_decodes_through_the_codec_server(tmp_path / "var", ports)
 
         pids = json.loads((tmp_path / "var" / "dev-pids.json").read_text())
         os.kill(pids["worker"], signal.SIGKILL)
@@ -87,3 +88,26 @@ def test_warden_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path
     assert still_open == [], f"left running: {still_open}"
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
     assert leftovers.stdout.strip() == "", leftovers.stdout
+
+
+def _assert_ui_decodes_through_the_codec_server(var: Path, ports: dict[str, int]) -> None:
+    """Encryption is on out of the box: a private dev key, the UI told where the codec
+    server is, and that server answering the UI's origin without a token."""
+    keys = var / "codec-keys.json"
+    assert keys.stat().st_mode & 0o777 == 0o600
+    assert json.loads(keys.read_text())["current"] == "dev-1"
+    api = f"http://127.0.0.1:{ports['api']}"
+    ui_settings = httpx.get(f"http://127.0.0.1:{ports['ui']}/api/v1/settings", timeout=5).json()
+    assert ui_settings["Codec"]["Endpoint"] == f"{api}/codec"
+    origin = f"http://localhost:{ports['ui']}"
+    plain = {"metadata": {"encoding": "anNvbi9wbGFpbg=="}, "data": "MQ=="}  # json/plain, 1
+    encoded = httpx.post(
+        f"{api}/codec/encode",
+        json={"payloads": [plain]},
+        headers={"Origin": origin, "X-Namespace": "default"},
+        timeout=5,
+    )
+    assert encoded.status_code == 200, encoded.text
+    assert encoded.headers["access-control-allow-origin"] == origin
+    decoded = httpx.post(f"{api}/codec/decode", json=encoded.json(), headers={"Origin": origin})
+    assert decoded.json() == {"payloads": [plain]}
