@@ -42,7 +42,7 @@ def _reason(code: int) -> str:
 
 
 def error_body(code: int, title: str, message: str) -> dict[str, Any]:
-    """The JSON error body of DESIGN §4."""
+    """The JSON error body (docs/api-contract.md §Errors)."""
     return {"error": {"code": code, "title": title, "message": message}}
 
 

@@ -6,8 +6,8 @@ credentials. The answer is cached by the token's SHA-256: a valid token for
 `keystone_cache_ttl_s` but never past its `expires_at`, an invalid one briefly. The
 service token is renewed before it expires and whenever Keystone answers 401.
 
-The API never imports the cloud driver (`activities/`, DESIGN §2): this is its own
-small async client, the same protocol as `activities.cloud.auth`.
+The API never imports the cloud driver (`activities/`, docs/api-contract.md §Layout):
+this is its own small async client, the same protocol as `activities.cloud.auth`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from domain.errors import NotFound
 from store.clusters import NodeRecord, get_node_by_physical_id
 from workflows.health import LifecycleEvent
 
-#: The events LIFECYCLE_EVENTS detection reacts to (DESIGN §5).
+#: The events LIFECYCLE_EVENTS detection reacts to (docs/api-contract.md §Health policy).
 LIFECYCLE_EVENT = re.compile(
     r"^compute\.instance\.(pause|power_off|rebuild\.error|shutdown|soft_delete)\.(end|error)$"
 )

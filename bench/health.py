@@ -1,4 +1,6 @@
-"""Benchmark the health manager (DESIGN §9 (3)): `uv run python -m bench health`.
+"""Benchmark the health manager: `uv run python -m bench health`.
+
+docs/api-contract.md §Benchmarks, item 3.
 
 Everything runs against one real stack (`bench.stack`: Temporal dev server with a
 SQLite file, simcloud, worker, API; `WARDEN_HEALTH_CHECK_INTERVAL_MIN=1`; simcloud
@@ -85,7 +87,7 @@ from config import get_settings
 SIZES = (100, 500, 1000, 2000, 4000)
 CLUSTER_SIZE = 100
 INTERVAL_S = 10
-#: Slack over the interval for "keeps up" and for detection (DESIGN §9 goal).
+#: Slack over the interval for "keeps up" and for detection (docs/api-contract.md §Benchmarks).
 SLACK_S = 2.0
 #: Measurement window of each size (about four rounds).
 WINDOW_S = 40.0

@@ -52,7 +52,7 @@ def _read(path: Path) -> str:
 
 
 def error_message(response: httpx.Response) -> str:
-    """The API's own message (DESIGN §4 error body), else the status line."""
+    """The API's own message (docs/api-contract.md §Errors), else the status line."""
     try:
         body = response.json()
     except ValueError:

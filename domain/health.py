@@ -92,7 +92,8 @@ class RecoveryStep(BaseModel):
     workflow: bool = False
 
 
-#: Lifecycle events whose cheap fix is tried before the policy's list (DESIGN §5).
+#: Lifecycle events whose cheap fix is tried before the policy's list
+#: (docs/api-contract.md §Health policy).
 EVENT_HINTS: dict[str, str] = {
     "compute.instance.pause.end": "UNPAUSE",
     "compute.instance.power_off.end": "START",
@@ -171,7 +172,7 @@ class HealthView(BaseModel):
     updated_at: dict[str, datetime] = Field(default_factory=dict)
     #: Node ids a user or app marked unhealthy.
     marked: list[str] = Field(default_factory=list)
-    #: The cluster runs an operation of its own: checks pause (DESIGN §5).
+    #: The cluster runs an operation of its own: checks pause (docs/api-contract.md §Health policy).
     paused: bool = False
     locked: bool = False
 

@@ -21,7 +21,7 @@ class HookType(StrEnum):
 
 
 class LifecycleMessage(BaseModel):
-    """The body of a webhook POST or Zaqar message (DESIGN §5)."""
+    """The body of a webhook POST or Zaqar message (docs/api-contract.md §Lifecycle hooks)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -59,7 +59,10 @@ class HookDeliveryResult(BaseModel):
 
 
 class HookTarget(BaseModel):
-    """Where a cluster's deletion policy sends lifecycle messages (no secret: DESIGN §8)."""
+    """Where a cluster's deletion policy sends lifecycle messages.
+
+    No secret: secrets never enter workflow history (docs/api-contract.md §Reliability).
+    """
 
     model_config = ConfigDict(frozen=True)
 

@@ -95,7 +95,7 @@ def order_victims(
         rest = sorted(healthy, key=_profile_age_key)
     else:
         assert rand is not None
-        # Sort first so the shuffle depends on the seed only, not on the input order.
+        # Sort first so the shuffle depends on the random seed only, not on the input order.
         rest = sorted(healthy, key=_age_key)
         rand.shuffle(rest)
     return failed + pending + rest

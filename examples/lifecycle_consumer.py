@@ -1,6 +1,7 @@
 """Example lifecycle-hook consumer: drain a node, then tell Warden it may delete it.
 
-The protocol (DESIGN §5, after Senlin's scale-in lifecycle hooks):
+The protocol (docs/api-contract.md §Lifecycle hooks, after Senlin's scale-in lifecycle
+hooks, docs/openstack-designs.md §Senlin lifecycle hooks):
 1. Before deleting a node, Warden POSTs a JSON `LifecycleMessage` to your webhook.
 2. With a policy secret, `X-Warden-Signature: sha256=<hex HMAC-SHA256(secret, body)>`
    covers the raw body: verify it on the bytes, before parsing.

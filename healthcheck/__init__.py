@@ -1,4 +1,7 @@
-"""Per-process health checks: cached results served as health+json (DESIGN §7)."""
+"""Per-process health checks: cached results served as health+json.
+
+The contract: docs/api-contract.md §Process health.
+"""
 
 from healthcheck.checks import CheckItem, ComponentType, HealthStatus
 from healthcheck.decorator import healthcheck

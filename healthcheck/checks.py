@@ -1,4 +1,8 @@
-"""Check results and the status rules that summarise them (DESIGN §7, Nova seed)."""
+"""Check results and the status rules that summarise them.
+
+The contract is docs/api-contract.md §Process health; the rules follow Nova's per-process
+health checks (docs/openstack-designs.md §Nova health checks).
+"""
 
 from __future__ import annotations
 
@@ -52,7 +56,7 @@ class CheckItem:
         return f"{self.component}:{self.measurement}"
 
     def to_json(self) -> dict[str, object]:
-        """The item in IETF draft form; `output` only for warn/fail as the seed says."""
+        """The item in IETF draft form; `output` only for warn/fail, as Nova's spec says."""
         data: dict[str, object] = {
             "status": str(self.status),
             "time": self.time.astimezone(UTC).isoformat(timespec="seconds"),
@@ -96,7 +100,8 @@ def summarise(items: Iterable[CheckItem], now: datetime, ttl: int) -> HealthRepo
             fresh += 1
             checks.append(item)
     if not checks:
-        # Seed: no checks yet (start-up) is pass, so service managers do not loop restarts.
+        # Nova's spec: no checks yet (start-up) is pass, so service managers do not loop
+        # restarts.
         return HealthReport(HealthStatus.PASS)
     statuses = {item.status for item in checks}
     if fresh == 0 or HealthStatus.FAIL in statuses:

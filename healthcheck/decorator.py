@@ -1,4 +1,6 @@
-"""`@healthcheck`: record a check's result from whether a function raises (DESIGN §7)."""
+"""`@healthcheck`: record a check's result from whether a function raises.
+
+The contract: docs/api-contract.md §Process health."""
 
 from __future__ import annotations
 

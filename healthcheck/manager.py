@@ -1,4 +1,6 @@
-"""Per-process health state: cached check results rendered as health+json (DESIGN §7).
+"""Per-process health state: cached check results rendered as health+json.
+
+The contract: docs/api-contract.md §Process health.
 
 Results are recorded by the code that talks to a dependency (the `@healthcheck`
 decorator or an explicit recorder) and only read on request, so querying `/health`
@@ -42,7 +44,8 @@ __all__ = [
 ]
 
 CONTENT_TYPE = "application/health+json"
-# Version of the response format (seed: "This is not the nova version"); never a
+# Version of the response format ("This is not the nova version": docs/openstack-designs.md
+# §Nova health checks); never a
 # Warden, Python or library version, which would help an attacker pick a CVE.
 RESPONSE_VERSION = "1.0"
 
@@ -183,7 +186,8 @@ class HealthManager:
         return item
 
     def clear(self) -> None:
-        """Forget every result (the seed resets health state on reconfiguration)."""
+        """Forget every result (Nova resets health state on reconfiguration, as
+        docs/openstack-designs.md §Nova health checks says)."""
         with self._lock:
             self._items.clear()
             self._failures.clear()

@@ -1,4 +1,6 @@
-"""Serve `/health` on TCP and UNIX sockets from the event loop (DESIGN §7)."""
+"""Serve `/health` on TCP and UNIX sockets from the event loop.
+
+The contract: docs/api-contract.md §Process health."""
 
 from __future__ import annotations
 

@@ -7,7 +7,8 @@ import os
 import re
 from dataclasses import dataclass
 
-# The seed's character set ([a-zA-Z0-9_-]) with dots between labels, so that
+# Nova's character set ([a-zA-Z0-9_-], docs/openstack-designs.md §Nova health checks)
+# with dots between labels, so that
 # IPv4 addresses and host names such as controller-1.cloud are accepted.
 _HOSTNAME = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")
 _IPV4_LIKE = re.compile(r"[0-9.]+")

@@ -2,7 +2,8 @@
 
 Used by scale_in, shrinking resize, del_nodes and node delete alike, so lifecycle
 hooks fire for every node removal. Large removals are sharded so that no single
-history grows past a few thousand events (Temporal's per-run limits, DESIGN §3).
+history grows past a few thousand events (Temporal's per-run limits,
+docs/api-contract.md §Orchestration).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The /health server over a real TCP port and a real UNIX socket (DESIGN §7)."""
+"""The /health server over a real TCP port and a real UNIX socket.
+
+The contract: docs/api-contract.md §Process health.
+"""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ def hot(resources: dict[str, Any], **sections: Any) -> dict[str, Any]:
 
 
 def assert_error(response: httpx.Response, code: int, *needles: str) -> None:
-    """The JSON error body of DESIGN §4 with `code`, its message naming every needle."""
+    """The error body (docs/api-contract.md §Errors) with `code`, its message naming each needle."""
     assert response.status_code == code, response.text
     body = response.json()
     assert set(body) == {"error"}, body

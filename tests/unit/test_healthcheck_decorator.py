@@ -1,4 +1,4 @@
-"""`@healthcheck` on sync and async functions (DESIGN §7)."""
+"""`@healthcheck` on sync and async functions (docs/api-contract.md §Process health)."""
 
 from __future__ import annotations
 

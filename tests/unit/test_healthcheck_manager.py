@@ -1,4 +1,7 @@
-"""Status rules, TTL, Cache-Control and body shape of the health manager (DESIGN §7)."""
+"""Status rules, TTL, Cache-Control and body shape of the health manager.
+
+The contract: docs/api-contract.md §Process health.
+"""
 
 from __future__ import annotations
 

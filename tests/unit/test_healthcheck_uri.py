@@ -1,4 +1,4 @@
-"""Parsing of `WARDEN_HEALTHCHECK_URI` values (DESIGN §7)."""
+"""Parsing of `WARDEN_HEALTHCHECK_URI` values (docs/openstack-designs.md §Nova health checks)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Workflow-test harness: the real store on SQLite, fake cloud activities under real names.
 
-STYLE.md (tests/workflows): the time-skipping server runs the real workflows; only
+docs/style.md §Tests: the time-skipping server runs the real workflows; only
 the activities that talk to the cloud or to apps are fakes registered under the
 names the workflows call.
 """

@@ -1,7 +1,7 @@
 """ClusterWorkflow on the time-skipping server: the entity-workflow spine end to end.
 
 The store activity is the real one (SQLite in tmp_path); compute activities are
-fakes registered under the real names (STYLE.md: tests/workflows).
+fakes registered under the real names (docs/style.md §Tests).
 """
 
 from __future__ import annotations
