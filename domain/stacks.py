@@ -485,6 +485,27 @@ def plan_scaling_signal(
     state: StackState, req: ResourceSignalRequest, now: datetime
 ) -> ScalingPlan:
     """Heat's scaling-policy signal: 409 when busy/locked, 400 for a non-policy, cooldown."""
+    policy, group = scaling_target(state, req)
+    props = policy.resolved
+    current = int(group.attributes.get("current_size", 0))
+    size = scaled_size(props, group.resolved, current)
+    plan = ScalingPlan(policy=policy.name, group=group.name, current=current, size=size)
+    cooldown = int(props.get("cooldown") or group.resolved.get("cooldown") or 0)
+    last = policy.attributes.get("last_adjustment")
+    if last and cooldown and (now - datetime.fromisoformat(last)).total_seconds() < cooldown:
+        return plan.model_copy(update={"ignored": f"in cooldown ({cooldown} s) since {last}"})
+    if size == current:
+        bounds = f"[{group.resolved.get('min_size')}, {group.resolved.get('max_size')}]"
+        return plan.model_copy(
+            update={"ignored": f"{group.name} stays at {current} member(s) (bounds {bounds})"}
+        )
+    return plan
+
+
+def scaling_target(
+    state: StackState, req: ResourceSignalRequest
+) -> tuple[ResourceState, ResourceState]:
+    """The scaling policy signalled and the group it resizes (409 busy/locked, 400 else)."""
     ensure_can_start(state, StackAction.UPDATE)
     policy = find_resource(state, req.resource_name)
     if policy.type != SCALING_POLICY:
@@ -504,17 +525,4 @@ def plan_scaling_signal(
             f"Scaling group {target} of policy {policy.name} is not a resource of stack "
             f"{state.spec.name}."
         )
-    group = groups[0]
-    current = int(group.attributes.get("current_size", 0))
-    size = scaled_size(props, group.resolved, current)
-    plan = ScalingPlan(policy=policy.name, group=group.name, current=current, size=size)
-    cooldown = int(props.get("cooldown") or group.resolved.get("cooldown") or 0)
-    last = policy.attributes.get("last_adjustment")
-    if last and cooldown and (now - datetime.fromisoformat(last)).total_seconds() < cooldown:
-        return plan.model_copy(update={"ignored": f"in cooldown ({cooldown} s) since {last}"})
-    if size == current:
-        bounds = f"[{group.resolved.get('min_size')}, {group.resolved.get('max_size')}]"
-        return plan.model_copy(
-            update={"ignored": f"{group.name} stays at {current} member(s) (bounds {bounds})"}
-        )
-    return plan
+    return policy, groups[0]
