@@ -1,4 +1,8 @@
-"""The API in process (ASGI), with its real lifespan, SQLite in tmp_path."""
+"""The API in process (ASGI), with its real lifespan, SQLite in tmp_path.
+
+`api` has no Temporal (routes that reach a workflow answer 503); `running_warden` is the
+whole of Warden on the time-skipping server (tests/support/warden_in_process.py).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import yaml
 
 from api.app import create_app
 from config import Settings
+from tests.support.warden_in_process import InProcessWarden, in_process_warden
 
 TOKENS = {
     "admin-demo": {"project": "demo", "roles": ["admin"]},
@@ -38,3 +43,10 @@ async def api(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
             transport=transport, base_url="http://api", headers={"X-Auth-Token": "admin-demo"}
         ) as client:
             yield client
+
+
+@pytest_asyncio.fixture
+async def running_warden(tmp_path: Path) -> AsyncIterator[InProcessWarden]:
+    """API, worker, simcloud and store in process, on a time-skipping server of its own."""
+    async with in_process_warden(tmp_path) as warden:
+        yield warden

@@ -1,0 +1,184 @@
+"""Cluster routes followed into the cluster, scale-in and node-deletion workflows.
+
+A deletion policy with a Zaqar lifecycle hook makes each scale-in victim wait; the
+tests answer the hook through the API (or let it time out) and skip Temporal time
+instead of sleeping: a 300 s hook timeout passes in milliseconds.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+
+from tests.api.test_stacks_api import assert_error
+from tests.support.eventually import eventually
+from tests.support.warden_in_process import InProcessWarden
+
+HOOK_TIMEOUT = timedelta(seconds=300)
+QUEUE = "lifecycle"
+PROFILE = {
+    "name": "small",
+    "spec": {
+        "type": "os.nova.server",
+        "version": "1.0",
+        "properties": {"flavor": "m1.tiny", "image": "cirros"},
+    },
+}
+DELETION = {
+    "type": "senlin.policy.deletion",
+    "version": "1.1",
+    "properties": {
+        "criteria": "OLDEST_FIRST",
+        "hooks": {
+            "type": "zaqar",
+            "params": {"queue": QUEUE},
+            "timeout": int(HOOK_TIMEOUT.total_seconds()),
+        },
+    },
+}
+
+
+async def action_done(api: httpx.AsyncClient, action_id: str) -> dict[str, Any]:
+    async def done() -> dict[str, Any] | None:
+        action: dict[str, Any] = (await api.get(f"/v1/actions/{action_id}")).json()["action"]
+        return action if action["status"] in ("SUCCEEDED", "FAILED") else None
+
+    return await eventually(done, timeout=30, what=f"action {action_id} finished")
+
+
+async def act(api: httpx.AsyncClient, cluster_id: str, body: dict[str, Any]) -> httpx.Response:
+    return await api.post(f"/v1/clusters/{cluster_id}/actions", json=body)
+
+
+def action_id_of(accepted: httpx.Response) -> str:
+    assert accepted.status_code == 202, accepted.text
+    return accepted.headers["Location"].rsplit("/", 1)[-1]
+
+
+async def hooked_cluster(api: httpx.AsyncClient, size: int = 2) -> str:
+    """A cluster of `size` ACTIVE nodes with the hooked deletion policy attached."""
+    profile = await api.post("/v1/profiles", json={"profile": PROFILE})
+    assert profile.status_code == 201, profile.text
+    body = {"name": "web", "profile_id": profile.json()["profile"]["id"]}
+    created = await api.post("/v1/clusters", json={"cluster": body | {"desired_capacity": size}})
+    cluster_id: str = created.json()["cluster"]["id"]
+    assert (await action_done(api, action_id_of(created)))["status"] == "SUCCEEDED"
+    policy = await api.post("/v1/policies", json={"policy": {"name": "drain", "spec": DELETION}})
+    assert policy.status_code == 201, policy.text
+    attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
+    attached = await act(api, cluster_id, attach)
+    assert (await action_done(api, action_id_of(attached)))["status"] == "SUCCEEDED"
+    return cluster_id
+
+
+async def nodes_of(api: httpx.AsyncClient, cluster_id: str) -> list[dict[str, Any]]:
+    listed = await api.get("/v1/nodes", params={"cluster_id": cluster_id})
+    nodes: list[dict[str, Any]] = listed.json()["nodes"]
+    return nodes
+
+
+async def waiting_victim(api: httpx.AsyncClient, parent_id: str) -> dict[str, Any]:
+    """The NODE_DELETE action (its id is the lifecycle token) waiting on its hook."""
+
+    async def waiting() -> dict[str, Any] | None:
+        listed = await api.get("/v1/actions", params={"status": "WAITING_LIFECYCLE_COMPLETION"})
+        found = [a for a in listed.json()["actions"] if parent_id in (a["depends_on"] or [])]
+        return found[0] if found else None
+
+    token = await eventually(waiting, timeout=30, what=f"a victim of {parent_id} waiting")
+    shown: dict[str, Any] = (await api.get(f"/v1/actions/{token['id']}")).json()["action"]
+    assert shown["lifecycle"]["available"] is True, shown
+    return shown
+
+
+def deadline_of(action: dict[str, Any]) -> datetime:
+    return datetime.fromisoformat(action["lifecycle"]["deadline"])
+
+
+async def server_ids(warden: InProcessWarden) -> set[str]:
+    return {s.id for s in await warden.cloud.compute.list_servers()}
+
+
+async def test_scale_in_waits_on_the_hook_until_complete_lifecycle_then_deletes_the_node(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    cluster_id = await hooked_cluster(api)
+    victim = min(await nodes_of(api, cluster_id), key=lambda n: n["name"])  # OLDEST_FIRST
+    scale_in = action_id_of(await act(api, cluster_id, {"scale_in": {"count": 1}}))
+    token = await waiting_victim(api, scale_in)
+    assert token["target"] == victim["id"]
+    [message] = [m.body for m in await running_warden.cloud.messaging.list_messages(QUEUE)]
+    assert message["lifecycle_action_token"] == token["id"]
+    assert message["complete_url"] == f"http://api/v1/clusters/{cluster_id}/actions"
+
+    await running_warden.skip(HOOK_TIMEOUT * 2 / 3)  # most of the timeout: still waiting
+    assert (await api.get(f"/v1/actions/{scale_in}")).json()["action"]["status"] == "WAITING"
+    complete = {"complete_lifecycle": {"lifecycle_action_token": token["id"]}}
+    completed = await act(api, cluster_id, complete)
+    assert action_id_of(completed) == token["id"]
+
+    done = await action_done(api, token["id"])
+    assert done["status"] == "SUCCEEDED" and "complete_lifecycle" in done["status_reason"]
+    assert (await action_done(api, scale_in))["status"] == "SUCCEEDED"
+    assert victim["id"] not in {n["id"] for n in await nodes_of(api, cluster_id)}
+    assert victim["physical_id"] not in await server_ids(running_warden)
+    assert len(await nodes_of(api, cluster_id)) == 1
+
+
+async def test_heartbeat_moves_the_hook_deadline_and_the_timeout_then_deletes_the_node(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    cluster_id = await hooked_cluster(api)
+    scale_in = action_id_of(await act(api, cluster_id, {"scale_in": {"count": 1}}))
+    token = await waiting_victim(api, scale_in)
+    first_deadline = deadline_of(token)
+
+    await running_warden.skip(HOOK_TIMEOUT / 2)
+    beat = await act(
+        api, cluster_id, {"heartbeat_lifecycle": {"lifecycle_action_token": token["id"]}}
+    )
+    assert action_id_of(beat) == token["id"]
+    beaten = (await api.get(f"/v1/actions/{token['id']}")).json()["action"]
+    assert beaten["lifecycle"]["heartbeats"] == 1
+    assert deadline_of(beaten) >= first_deadline + HOOK_TIMEOUT / 2
+
+    await running_warden.skip(HOOK_TIMEOUT * 3 / 4)  # past the first deadline only
+    still = (await api.get(f"/v1/actions/{token['id']}")).json()["action"]
+    assert still["status"] == "WAITING_LIFECYCLE_COMPLETION", still
+
+    await running_warden.skip(HOOK_TIMEOUT)  # past the moved deadline
+    done = await action_done(api, token["id"])
+    assert done["status"] == "SUCCEEDED" and "timed out" in done["status_reason"], done
+    assert (await action_done(api, scale_in))["status"] == "SUCCEEDED"
+    assert token["target"] not in {n["id"] for n in await nodes_of(api, cluster_id)}
+
+
+async def test_operations_the_cluster_rejects_answer_the_documented_errors(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    cluster_id = await hooked_cluster(api, size=1)
+    below = await act(api, cluster_id, {"scale_in": {"count": 2}})
+    assert_error(below, 400, "The target capacity (-1) is less than the cluster's min_size (0).")
+
+    scale_in = action_id_of(await act(api, cluster_id, {"scale_in": {"count": 1}}))
+    token = await waiting_victim(api, scale_in)
+    busy = await act(api, cluster_id, {"scale_out": {"count": 1}})
+    assert_error(busy, 409, "Cluster web already has an action (CLUSTER_SCALE_IN) in progress.")
+    complete = {"complete_lifecycle": {"lifecycle_action_token": token["id"]}}
+    assert action_id_of(await act(api, cluster_id, complete)) == token["id"]
+    assert (await action_done(api, scale_in))["status"] == "SUCCEEDED"
+
+    locked = await act(api, cluster_id, {"lock": {"reason": "patching", "owner": "ops"}})
+    assert (await action_done(api, action_id_of(locked)))["status"] == "SUCCEEDED"
+    refused = await act(api, cluster_id, {"scale_out": {"count": 1}})
+    assert_error(refused, 409, "locked by ops (patching)")
+    unlocked = await act(api, cluster_id, {"unlock": {}})
+    assert (await action_done(api, action_id_of(unlocked)))["status"] == "SUCCEEDED"
+    grown = await act(api, cluster_id, {"scale_out": {"count": 1}})
+    assert (await action_done(api, action_id_of(grown)))["status"] == "SUCCEEDED"
+    assert len(await nodes_of(api, cluster_id)) == 1

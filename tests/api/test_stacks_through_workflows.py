@@ -1,0 +1,150 @@
+"""Stack routes followed into StackWorkflow and back out through the store.
+
+Each test drives the API in process against a real worker on the time-skipping server
+(`running_warden`), so a route, its update, the workflow's rule and the projection a
+GET reads are proven together — what tests/api's Temporal-less `api` fixture cannot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from tests.api.test_stacks_api import assert_error
+from tests.support.eventually import eventually
+from tests.support.warden_in_process import InProcessWarden
+
+STACKS = "/v1/demo/stacks"
+TEMPLATE = {
+    "heat_template_version": "2021-04-16",
+    "parameters": {"flavor": {"type": "string", "default": "m1.tiny"}},
+    "resources": {
+        "config": {"type": "OS::Heat::TestResource", "properties": {"value": "v1"}},
+        "web": {
+            "type": "OS::Nova::Server",
+            "properties": {
+                "image": "cirros",
+                "flavor": {"get_param": "flavor"},
+                "metadata": {"config": {"get_attr": ["config", "output"]}},
+            },
+        },
+    },
+    "outputs": {"web_id": {"value": {"get_resource": "web"}}},
+}
+
+
+async def create_stack(api: httpx.AsyncClient, name: str = "shop") -> str:
+    """POST a stack; its URL once the workflow has settled it."""
+    created = await api.post(STACKS, json={"stack_name": name, "template": TEMPLATE})
+    assert created.status_code == 201, created.text
+    url = f"{STACKS}/{name}/{created.json()['stack']['id']}"
+    stack = await settled(api, url)
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    return url
+
+
+async def settled(api: httpx.AsyncClient, url: str) -> dict[str, Any]:
+    """The stack once no operation is in progress on it."""
+
+    async def done() -> dict[str, Any] | None:
+        response = await api.get(url)
+        if response.status_code == 404:
+            return None  # the create's first projection is not written yet
+        stack: dict[str, Any] = response.json()["stack"]
+        return None if stack["stack_status"].endswith("IN_PROGRESS") else stack
+
+    return await eventually(done, timeout=30, what=f"{url} settled")
+
+
+async def resource(api: httpx.AsyncClient, url: str, name: str) -> dict[str, Any]:
+    response = await api.get(f"{url}/resources/{name}")
+    assert response.status_code == 200, response.text
+    found: dict[str, Any] = response.json()["resource"]
+    return found
+
+
+async def server_status(warden: InProcessWarden, server_id: str) -> str | None:
+    """The simcloud server's status, or None when it no longer exists."""
+    servers = {s.id: s.status for s in await warden.cloud.compute.list_servers()}
+    return servers.get(server_id)
+
+
+async def test_created_stack_reads_create_complete_with_its_server(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    url = await create_stack(api)
+    stack = (await api.get(url)).json()["stack"]
+    web = await resource(api, url, "web")
+    assert web["resource_status"] == "CREATE_COMPLETE"
+    assert stack["outputs"] == [
+        {"output_key": "web_id", "output_value": web["physical_resource_id"], "description": ""}
+    ]
+    assert await server_status(running_warden, web["physical_resource_id"]) == "ACTIVE"
+
+
+async def test_mark_unhealthy_reads_check_failed_at_once_and_update_replaces_it(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    url = await create_stack(api)
+    old = await resource(api, url, "web")
+
+    marked = await api.patch(
+        f"{url}/resources/web", json={"mark_unhealthy": True, "resource_status_reason": "wedged"}
+    )
+    assert marked.status_code == 200 and marked.content == b"", marked.text
+    # Read-your-writes: the 200 means the projection already shows the mark.
+    web = await resource(api, url, "web")
+    assert (web["resource_status"], web["resource_status_reason"]) == ("CHECK_FAILED", "wedged")
+
+    updated = await api.put(url, json={"template": TEMPLATE})
+    assert updated.status_code == 202, updated.text
+    stack = await settled(api, url)
+    assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
+    web = await resource(api, url, "web")
+    assert web["resource_status"] == "UPDATE_COMPLETE"
+    assert web["physical_resource_id"] not in ("", old["physical_resource_id"])
+    assert await server_status(running_warden, old["physical_resource_id"]) is None
+    assert await server_status(running_warden, web["physical_resource_id"]) == "ACTIVE"
+
+
+async def test_locked_stack_refuses_update_with_409_until_unlocked(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    url = await create_stack(api)
+    lock = {"lock": {"level": "all", "reason": "patching", "owner": "ops"}}
+    assert (await api.post(f"{url}/actions", json=lock)).status_code == 200
+    assert (await settled(api, url))["stack_status"] == "LOCK_COMPLETE"
+
+    refused = await api.put(url, json={"template": TEMPLATE})
+    assert_error(refused, 409, "Stack shop is locked (level all by ops: patching)")
+    refused_mark = await api.patch(f"{url}/resources/web", json={"mark_unhealthy": True})
+    assert_error(refused_mark, 409, "unlock it first")
+    web = await resource(api, url, "web")
+    assert web["resource_status"] == "LOCK_COMPLETE"  # not CHECK_FAILED: the mark was refused
+    # Level `all` locks the server at the compute API too.
+    assert (await running_warden.cloud.compute.get_server(web["physical_resource_id"])).locked
+
+    assert (await api.post(f"{url}/actions", json={"unlock": None})).status_code == 200
+    assert (await settled(api, url))["stack_status"] == "UNLOCK_COMPLETE"
+    assert not (await running_warden.cloud.compute.get_server(web["physical_resource_id"])).locked
+    assert (await api.put(url, json={"template": TEMPLATE})).status_code == 202
+    assert (await settled(api, url))["stack_status"] == "UPDATE_COMPLETE"
+
+
+async def test_operations_the_workflow_rejects_answer_the_documented_errors(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    url = await create_stack(api)
+    not_locked = await api.post(f"{url}/actions", json={"unlock": None})
+    assert_error(not_locked, 409, "Stack shop is not locked (it is CREATE_COMPLETE).")
+    unknown = await api.patch(f"{url}/resources/ghost", json={"mark_unhealthy": True})
+    assert_error(unknown, 404, "The Resource (ghost) could not be found in Stack shop.")
+    not_updating = await api.post(f"{url}/actions", json={"cancel_update": None})
+    assert_error(not_updating, 409, "it must be UPDATE_IN_PROGRESS")
+    # Rejections leave no trace: the stack still reads as created.
+    assert (await api.get(url)).json()["stack"]["stack_status"] == "CREATE_COMPLETE"
