@@ -17,6 +17,7 @@ import yaml
 
 from tests.integration.conftest import Warden
 from tests.integration.test_platform import sim_servers
+from tests.support.eventually import eventually
 from tests.support.processes import PYTHON, Proc, free_port, wait_http
 
 pytestmark = pytest.mark.integration
@@ -169,13 +170,14 @@ async def test_lifecycle_commands_heartbeat_and_complete_a_waiting_node(
 
 
 async def _waiting_token(cli: Cli, parent: str) -> str:
-    for _ in range(60):
+    async def token() -> str | None:
         waiting = await cli.json("action", "list", "--status", "WAITING_LIFECYCLE_COMPLETION")
-        mine = [a["id"] for a in waiting if parent in a["depends_on"]]
-        if mine:
-            return str(mine[0])
-        await asyncio.sleep(0.5)
-    raise AssertionError(f"no victim of {parent} is waiting on its hook")
+        mine = [str(a["id"]) for a in waiting if parent in a["depends_on"]]
+        return mine[0] if mine else None
+
+    return await eventually(
+        token, timeout=30, interval=0.5, what=f"a victim of {parent} waiting on its hook"
+    )
 
 
 async def test_stack_mark_unhealthy_update_and_lock_through_the_cli(

@@ -6,11 +6,11 @@ real process: it verifies the signature, drains and calls complete_lifecycle.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +108,22 @@ async def queued_messages(warden: Warden, queue: str, at_least: int = 1) -> list
         return bodies if len(bodies) >= at_least else None
 
     return await eventually(posted, timeout=30, what=f"messages in Zaqar queue {queue}")
+
+
+async def lifecycle_deadline(api: httpx.AsyncClient, token_id: str) -> datetime:
+    """When the victim's hook times out, as its workflow says (GET /v1/actions/{id})."""
+    action = (await api.get(f"/v1/actions/{token_id}")).json()["action"]
+    assert action["lifecycle"]["available"] is True, action
+    return datetime.fromisoformat(action["lifecycle"]["deadline"])
+
+
+async def clock_reaches(moment: datetime) -> None:
+    """Wait until `moment` has passed (the dev server's timers run on this clock)."""
+
+    async def passed() -> bool:
+        return datetime.now(UTC) > moment
+
+    await eventually(passed, timeout=30, what=f"the clock past {moment.isoformat()}")
 
 
 async def nodes_of(api: httpx.AsyncClient, cluster_id: str) -> list[dict[str, Any]]:
@@ -227,12 +243,16 @@ async def test_heartbeat_lifecycle_moves_the_deadline(warden: Warden) -> None:
         scaled = await act(api, cluster_id, {"scale_in": {"count": 1}})
         parent = scaled.headers["Location"].rsplit("/", 1)[-1]
         [token] = await waiting_tokens(api, parent)
-        await asyncio.sleep(2.5)
+        first_deadline = await lifecycle_deadline(api, token["id"])
+        # Beat with 1.5 s of the 4 s left, so the moved deadline lies 2.5 s past the first.
+        await clock_reaches(first_deadline - timedelta(seconds=1.5))
         beat = await act(
             api, cluster_id, {"heartbeat_lifecycle": {"lifecycle_action_token": token["id"]}}
         )
         assert beat.status_code == 202
-        await asyncio.sleep(2.5)  # past the first deadline: still waiting
+        moved_deadline = await lifecycle_deadline(api, token["id"])
+        assert moved_deadline >= first_deadline + timedelta(seconds=2), moved_deadline
+        await clock_reaches(first_deadline + timedelta(seconds=0.5))
         still = (await api.get(f"/v1/actions/{token['id']}")).json()["action"]
         assert still["status"] == "WAITING_LIFECYCLE_COMPLETION", still
         assert still["outputs"]["heartbeats"] == 1
