@@ -1,4 +1,5 @@
-"""Replay saved histories against today's workflow code (STYLE.md: workflow.patched + replay).
+"""Replay saved histories against today's workflow code (docs/style.md §Temporal: a change to
+a workflow that may be running needs `workflow.patched()` and a replay test).
 
 A change that would break workflows already running in production makes one of
 these replays fail in `make test`. When a change is intended, guard it with
