@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
-from starlette.types import ASGIApp, Receive, Scope, Send
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from simcloud.errors import SimError, error_body, read_body, style_for
 from simcloud.identity import base_url
@@ -31,6 +32,8 @@ EFFECTS: dict[str, tuple[str | None, str | None]] = {
     "vanish": (None, "compute.instance.soft_delete.end"),
 }
 OPENSTACK_PREFIXES = ("/identity", "/compute", "/messaging", "/load-balancer")
+#: An injected error replaces the call ("before") or its answer ("after").
+FaultTiming = Literal["before", "after"]
 
 
 class FaultRequest(BaseModel):
@@ -47,13 +50,32 @@ class FaultRequest(BaseModel):
 
 
 class ApiFaultRequest(BaseModel):
-    """`POST /sim/api-faults` body; `error_rate` 0 turns errors off."""
+    """`POST /sim/api-faults` body; `error_rate` 0 turns errors off.
+
+    `lost_response_rate` is the share of the errors answered *after* the call was
+    carried out (a create that made its server, then answered 5xx); `match` limits
+    errors to calls whose `"METHOD /path"` it matches; `max_errors` heals the API after
+    that many errors (one-shot faults for tests).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     error_rate: float = Field(0.0, ge=0.0, le=1.0)
     status: int = Field(503, ge=400, le=599)
     latency_ms: int = Field(0, ge=0, le=60_000)
+    lost_response_rate: float = Field(0.0, ge=0.0, le=1.0)
+    match: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    max_errors: int | None = Field(None, ge=1, le=1_000_000)
+
+    @field_validator("match")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"match is not a regular expression: {exc}") from exc
+        return value
 
 
 def _fault_json(fault: Fault | None) -> dict[str, Any] | None:
@@ -104,17 +126,52 @@ async def set_api_faults(request: Request) -> Response:
     """Make the OpenStack APIs slow and/or fail a fraction of calls."""
     body = await read_body(request, ApiFaultRequest)
     state = state_of(request)
-    state.api_faults = ApiFaults(body.error_rate, body.status, body.latency_ms)
-    return JSONResponse(body.model_dump())
+    state.api_faults = ApiFaults(
+        body.error_rate,
+        body.status,
+        body.latency_ms,
+        body.lost_response_rate,
+        re.compile(body.match) if body.match is not None else None,
+        body.max_errors,
+    )
+    return JSONResponse(_api_faults_json(state.api_faults))
 
 
 @router.get("/api-faults")
 async def show_api_faults(request: Request) -> Response:
-    """The flaky-API settings in force."""
-    faults = state_of(request).api_faults
-    return JSONResponse(
-        {"error_rate": faults.error_rate, "status": faults.status, "latency_ms": faults.latency_ms}
-    )
+    """The flaky-API settings in force (`errors_left`: before the API heals, or null)."""
+    return JSONResponse(_api_faults_json(state_of(request).api_faults))
+
+
+def _api_faults_json(faults: ApiFaults) -> dict[str, Any]:
+    return {
+        "error_rate": faults.error_rate,
+        "status": faults.status,
+        "latency_ms": faults.latency_ms,
+        "lost_response_rate": faults.lost_response_rate,
+        "match": faults.match.pattern if faults.match is not None else None,
+        "errors_left": faults.errors_left,
+    }
+
+
+def draw_api_fault(state: SimState, method: str, path: str) -> FaultTiming | None:
+    """Whether this call fails, and whether before or after it is carried out."""
+    faults = state.api_faults
+    if not faults.error_rate or faults.errors_left == 0:
+        return None
+    if faults.match is not None and not faults.match.search(f"{method} {path}"):
+        return None
+    if state.rng.random() >= faults.error_rate:
+        return None
+    if faults.errors_left is not None:
+        faults.errors_left -= 1
+    # Drawn only when asked for, so seeded runs without lost responses keep their sequence.
+    lost = faults.lost_response_rate > 0 and state.rng.random() < faults.lost_response_rate
+    return "after" if lost else "before"
+
+
+async def _discard(_: Message) -> None:
+    """Swallow a response: the caller gets the injected error instead."""
 
 
 class ApiFaultMiddleware:
@@ -132,9 +189,11 @@ class ApiFaultMiddleware:
         faults = self.state.api_faults
         if faults.latency_ms:
             await asyncio.sleep(faults.latency_ms / 1000)
-        if faults.error_rate and self.state.rng.random() < faults.error_rate:
-            body = error_body(faults.status, "Simulated API fault", style_for(path))
-            response = JSONResponse(body, status_code=faults.status)
-            await response(scope, receive, send)
+        timing = draw_api_fault(self.state, scope.get("method", ""), path)
+        if timing is None:
+            await self.app(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        if timing == "after":
+            await self.app(scope, receive, _discard)
+        body = error_body(faults.status, "Simulated API fault", style_for(path))
+        await JSONResponse(body, status_code=faults.status)(scope, receive, send)

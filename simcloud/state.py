@@ -8,6 +8,7 @@ thousand idle servers cost nothing.
 from __future__ import annotations
 
 import random
+import re
 import time
 import uuid
 from collections import deque
@@ -115,6 +116,13 @@ class ApiFaults:
     error_rate: float = 0.0
     status: int = 503
     latency_ms: int = 0
+    #: Share of the injected errors sent after the call was carried out: the cloud did
+    #: the work but the caller never hears of it (a gateway timing out, a reset).
+    lost_response_rate: float = 0.0
+    #: Only calls whose `"METHOD /path"` this matches get errors (every call when None).
+    match: re.Pattern[str] | None = None
+    #: Errors still to inject before the API heals itself (no limit when None).
+    errors_left: int | None = None
 
 
 class SimState:

@@ -130,8 +130,11 @@ class ComputeClient:
     ) -> Server:
         """Create a server, or return the one an earlier try with `request_id` made.
 
-        The request id is stored in the server's metadata (`warden_request_id`), so a
-        retried activity finds its server instead of making a second one.
+        The request id is stored in the server's metadata (`warden_request_id`) and
+        looked up (by exact name, then metadata) before any POST, so a retry after a
+        lost answer (the cloud made the server, then the call failed) adopts that server
+        instead of making a second one. It must name what is created (a node, a stack
+        resource, a node's recreation by one action), never the attempt.
         """
         meta = dict(metadata or {})
         if request_id is not None:

@@ -4,7 +4,7 @@ An activities class holds one session for the worker's lifetime::
 
     session = CloudSession(CloudConfig.from_settings(settings))
     server = await session.compute.create_server("web-1", "cirros", "m1.small",
-                                                 request_id=activity_id)
+                                                 request_id=node_id)
     ...
     await session.aclose()
 """

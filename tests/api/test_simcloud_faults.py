@@ -235,8 +235,63 @@ async def test_partial_error_rate_fails_some_calls_only(client: httpx.AsyncClien
     assert codes == {200, 503}
 
 
+async def test_lost_response_creates_the_server_yet_answers_the_error(
+    client: httpx.AsyncClient,
+) -> None:
+    settings = {
+        "error_rate": 1.0,
+        "status": 500,
+        "lost_response_rate": 1.0,
+        "match": "^POST /compute/v2.1/servers$",
+        "max_errors": 1,
+    }
+    await client.post("/sim/api-faults", json=settings)
+    body = {"server": {"name": "lost-1", "imageRef": "cirros", "flavorRef": "1"}}
+
+    lost = await client.post(SERVERS, json=body)
+    listed = (await client.get(SERVERS, params={"name": "^lost-1$"})).json()["servers"]
+    left = (await client.get("/sim/api-faults")).json()["errors_left"]
+    answered = await client.post(SERVERS, json=body)
+
+    assert lost.status_code == 500
+    assert lost.json()["computeFault"]["message"] == "Simulated API fault"
+    assert len(listed) == 1  # made, though its caller was told it failed
+    assert left == 0
+    assert answered.status_code == 202
+
+
+async def test_api_faults_only_hit_matching_calls(
+    client: httpx.AsyncClient, server_id: str
+) -> None:
+    await client.post("/sim/api-faults", json={"error_rate": 1.0, "match": "^DELETE "})
+
+    shown = await client.get(f"{SERVERS}/{server_id}")
+    deleted = await client.delete(f"{SERVERS}/{server_id}")
+    after = await client.get(f"{SERVERS}/{server_id}")
+
+    assert (shown.status_code, deleted.status_code) == (200, 503)
+    assert after.json()["server"]["status"] == "ACTIVE"  # failed before it was carried out
+
+
+async def test_api_faults_heal_after_max_errors(client: httpx.AsyncClient) -> None:
+    await client.post("/sim/api-faults", json={"error_rate": 1.0, "max_errors": 2})
+
+    codes = [(await client.get(SERVERS)).status_code for _ in range(4)]
+
+    assert codes == [503, 503, 200, 200]
+
+
 @pytest.mark.parametrize(
-    "body", [{"error_rate": 2}, {"status": 200}, {"latency_ms": -1}, {"rate": 1}]
+    "body",
+    [
+        {"error_rate": 2},
+        {"status": 200},
+        {"latency_ms": -1},
+        {"rate": 1},
+        {"lost_response_rate": 1.5},
+        {"match": "(unclosed"},
+        {"max_errors": 0},
+    ],
 )
 async def test_bad_api_fault_settings_get_400(client: httpx.AsyncClient, body: Any) -> None:
     assert (await client.post("/sim/api-faults", json=body)).status_code == 400

@@ -146,9 +146,29 @@ class SimControl:
             body["cured_by"] = cured_by
         return await self._post(f"/sim/servers/{server_id}/fault", body)
 
-    async def api_faults(self, error_rate: float, status: int = 503, latency_ms: int = 0) -> Any:
-        """Make the OpenStack APIs flaky (`error_rate` 0 turns it off)."""
-        body = {"error_rate": error_rate, "status": status, "latency_ms": latency_ms}
+    async def api_faults(
+        self,
+        error_rate: float,
+        status: int = 503,
+        latency_ms: int = 0,
+        *,
+        lost_response_rate: float = 0.0,
+        match: str | None = None,
+        max_errors: int | None = None,
+    ) -> Any:
+        """Make the OpenStack APIs flaky (`error_rate` 0 turns it off).
+
+        `lost_response_rate`: share of errors sent after the call was carried out;
+        `match`: only calls whose "METHOD /path" it matches fail; `max_errors`: heal after.
+        """
+        body = {
+            "error_rate": error_rate,
+            "status": status,
+            "latency_ms": latency_ms,
+            "lost_response_rate": lost_response_rate,
+            "match": match,
+            "max_errors": max_errors,
+        }
         return await self._post("/sim/api-faults", body)
 
     async def advance_clock(self, seconds: float) -> None:
