@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
@@ -17,8 +17,6 @@ from domain.clusters import (
     ClusterOperationRequest,
     ClusterSpec,
     ClusterState,
-    LockClusterRequest,
-    MarkNodeRequest,
     OperationAccepted,
     PolicyAttachRequest,
     PolicyDetachRequest,
@@ -34,13 +32,12 @@ from domain.policies import (
 from store.clusters import ClusterRecord, get_cluster
 from store.policies import PolicyRecord, get_policy
 from store.profiles import ProfileRecord, get_profile
-from workflows.clusters import ClusterInput, ClusterWorkflow
+from workflows import ids
+from workflows.cluster_messages import CLUSTER_WORKFLOW, ClusterInput, ClusterOperations
+from workflows.operation import ActionRequest, Operation
 from workflows.search_attributes import warden_attributes
 
-
-def cluster_workflow_id(cluster_id: str) -> str:
-    """Business-key id of a cluster's entity workflow."""
-    return f"cluster:{cluster_id}"
+RequestT = TypeVar("RequestT", bound=ActionRequest)
 
 
 async def create_cluster(
@@ -63,14 +60,15 @@ async def create_cluster(
         metadata=body.metadata,
     )
     client = await temporal.client()
-    start = WithStartWorkflowOperation(
-        ClusterWorkflow.run,
+    start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
+        CLUSTER_WORKFLOW,
         ClusterInput(
             state=ClusterState(spec=spec, profile=profile.spec),
             api_url=temporal.settings.api_url,
             server_poll_interval_s=temporal.settings.hook_server_poll_interval_s,
         ),
-        id=cluster_workflow_id(cluster_id),
+        id=ids.cluster(cluster_id),
+        result_type=ClusterState,
         task_queue=temporal.settings.task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         search_attributes=warden_attributes(caller.project_id, "cluster", cluster_id, "INIT"),
@@ -80,11 +78,11 @@ async def create_cluster(
     )
     accepted = await temporal.call(
         client.execute_update_with_start_workflow(
-            "create",
+            ClusterOperations.create.name,
             ClusterOperationRequest(action_id=action_id),
             start_workflow_operation=start,
             id=action_id,
-            result_type=OperationAccepted,
+            result_type=ClusterOperations.create.answer,
             rpc_timeout=temporal.rpc_timeout,
         ),
         subject=f"Cluster {body.name}",
@@ -103,21 +101,12 @@ async def find_cluster(db: Database, caller: Caller, cluster_id: str) -> Cluster
 async def send_cluster_update(
     temporal: TemporalGateway,
     record: ClusterRecord,
-    update: str,
-    request: ClusterOperationRequest
-    | LockClusterRequest
-    | PolicyAttachRequest
-    | PolicyDetachRequest
-    | MarkNodeRequest,
+    operation: Operation[ClusterState, RequestT, OperationAccepted],
+    request: RequestT,
 ) -> OperationAccepted:
-    """Send a named update to the cluster's workflow; rejections become 409/400."""
+    """Send one of `ClusterOperations` to the cluster's workflow; rejections become 409/400."""
     return await temporal.update(
-        cluster_workflow_id(record.id),
-        update,
-        request,
-        OperationAccepted,
-        update_id=request.action_id,
-        subject=f"Cluster {record.name}",
+        ids.cluster(record.id), operation, request, subject=f"Cluster {record.name}"
     )
 
 

@@ -12,6 +12,7 @@ from domain.errors import Conflict, NotFound
 from domain.lifecycle import LifecycleNote
 from store.actions import ActionRecord, get_action
 from store.clusters import ClusterRecord
+from workflows import ids
 
 #: A victim's workflow starts within milliseconds of its row; wait this long at most.
 START_RETRIES = 25
@@ -41,7 +42,7 @@ async def signal_lifecycle(
             f"The lifecycle action token '{token}' could not be found in cluster {cluster.name}."
         )
     client = await temporal.client()
-    handle = client.get_workflow_handle(f"node-delete:{token}")
+    handle = client.get_workflow_handle(ids.node_deletion(token))
     for _ in range(START_RETRIES):
         if action is None or action.status != ActionStatus.WAITING_LIFECYCLE_COMPLETION:
             return token  # no longer waiting: a retry of a call that already worked

@@ -12,6 +12,7 @@ from api.deps import Database
 from api.temporal import TemporalGateway
 from domain.errors import NotFound
 from store.clusters import NodeRecord, get_node_by_physical_id
+from workflows import ids
 from workflows.health import LifecycleEvent
 
 #: The events LIFECYCLE_EVENTS detection reacts to (docs/api-contract.md §Health policy).
@@ -56,7 +57,7 @@ async def ingest(
     if node is None:
         return NotificationAccepted(accepted=False, reason="no node runs on this server")
     client = await temporal.client()
-    handle = client.get_workflow_handle(f"health:{node.cluster_id}")
+    handle = client.get_workflow_handle(ids.health_manager(node.cluster_id))
     try:
         await temporal.call(
             handle.signal(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
@@ -21,9 +21,6 @@ from domain.environments import (
 )
 from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.stacks import (
-    LockStackRequest,
-    MarkResourceRequest,
-    ResourceSignalRequest,
     StackAccepted,
     StackOperationRequest,
     StackSpec,
@@ -33,14 +30,12 @@ from domain.stacks import (
 )
 from domain.templates import load_template, resolve_parameters
 from store.stacks import StackRecord, find_stacks_named, get_stack
+from workflows import ids
+from workflows.operation import ActionRequest, Operation
 from workflows.search_attributes import warden_attributes
-from workflows.stack_messages import StackInput
-from workflows.stacks import StackWorkflow
+from workflows.stack_messages import STACK_WORKFLOW, StackInput, StackOperations
 
-
-def stack_workflow_id(stack_id: str) -> str:
-    """Business-key id of a stack's entity workflow."""
-    return f"stack:{stack_id}"
+RequestT = TypeVar("RequestT", bound=ActionRequest)
 
 
 def new_action_id() -> str:
@@ -95,14 +90,15 @@ async def create_stack(
     stack_id, action_id = str(uuid.uuid4()), new_action_id()
     spec = StackSpec(stack_id=stack_id, project_id=caller.project_id, name=body.stack_name)
     client = await temporal.client()
-    start = WithStartWorkflowOperation(
-        StackWorkflow.run,
+    start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
+        STACK_WORKFLOW,
         StackInput(
             state=StackState(
                 spec=spec, timeout_mins=body.timeout_mins, disable_rollback=body.disable_rollback
             )
         ),
-        id=stack_workflow_id(stack_id),
+        id=ids.stack(stack_id),
+        result_type=StackState,
         task_queue=temporal.settings.task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         search_attributes=warden_attributes(caller.project_id, "stack", stack_id, "INIT_COMPLETE"),
@@ -112,11 +108,11 @@ async def create_stack(
     )
     accepted = await temporal.call(
         client.execute_update_with_start_workflow(
-            "create",
+            StackOperations.create.name,
             StackOperationRequest(action_id=action_id, template=template, parameters=parameters),
             start_workflow_operation=start,
             id=action_id,
-            result_type=StackAccepted,
+            result_type=StackOperations.create.answer,
             rpc_timeout=temporal.rpc_timeout,
         ),
         subject=f"Stack {body.stack_name}",
@@ -147,15 +143,10 @@ async def find_stack_by_identity(db: Database, caller: Caller, identity: str) ->
 async def send_stack_update(
     temporal: TemporalGateway,
     record: StackRecord,
-    update: str,
-    request: StackOperationRequest | LockStackRequest | MarkResourceRequest | ResourceSignalRequest,
+    operation: Operation[StackState, RequestT, StackAccepted],
+    request: RequestT,
 ) -> StackAccepted:
-    """Send a named update to the stack's workflow; rejections become 409/400/404."""
+    """Send one of `StackOperations` to the stack's workflow; rejections become 409/400/404."""
     return await temporal.update(
-        stack_workflow_id(record.id),
-        update,
-        request,
-        StackAccepted,
-        update_id=request.action_id,
-        subject=f"Stack {record.name}",
+        ids.stack(record.id), operation, request, subject=f"Stack {record.name}"
     )

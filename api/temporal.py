@@ -20,9 +20,12 @@ from temporalio.service import RPCError, RPCStatusCode
 from config import Settings
 from domain.errors import NotFound, TemporalUnavailable, WardenError, error_from_type
 from healthcheck import HealthManager
+from workflows.operation import ActionRequest, Operation
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+AnswerT = TypeVar("AnswerT")
+RequestT = TypeVar("RequestT", bound=ActionRequest)
 
 
 #: Reads that include a workflow's `describe` stay fast even when no worker answers.
@@ -99,19 +102,24 @@ class TemporalGateway:
     async def update(
         self,
         workflow_id: str,
-        name: str,
-        request: Any,
-        result_type: type[T],
+        operation: Operation[Any, RequestT, AnswerT],
+        request: RequestT,
         *,
-        update_id: str | None,
         subject: str,
-    ) -> T:
-        """Send a named update to an entity workflow; rejections become domain errors."""
+    ) -> AnswerT:
+        """Send an operation to an entity workflow; rejections become domain errors.
+
+        The request's action id is the update id, so a client retry is deduplicated.
+        """
         client = await self.client()
         handle = client.get_workflow_handle(workflow_id)
         return await self.call(
             handle.execute_update(
-                name, request, id=update_id, result_type=result_type, rpc_timeout=self.rpc_timeout
+                operation.name,
+                request,
+                id=request.action_id,
+                result_type=operation.answer,
+                rpc_timeout=self.rpc_timeout,
             ),
             subject=subject,
         )

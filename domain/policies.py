@@ -1,4 +1,6 @@
-"""Policy specs: deletion policy 1.1 (lifecycle hooks) and health policy 1.1 (DESIGN §5).
+"""Policy specs: deletion policy 1.1 (lifecycle hooks) and health policy 1.1.
+
+The contract: docs/api-contract.md §Lifecycle hooks and docs/api-contract.md §Health policy.
 
 `parse_policy_spec()` is the one entry point for user input: it turns `{type, version,
 properties}` into frozen, typed properties or raises `InvalidRequest` naming the

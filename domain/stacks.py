@@ -166,7 +166,8 @@ class StackState(BaseModel):
         return self.action == StackAction.LOCK and self.status != Status.FAILED
 
 
-#: Operations a stack in LOCK_FAILED / UNLOCK_FAILED still allows (the seed's table).
+#: Operations a stack in LOCK_FAILED / UNLOCK_FAILED still allows (Heat's table in
+#: docs/openstack-designs.md §Heat stack lock).
 _AFTER_FAILED_LOCK = {
     (StackAction.LOCK, Status.FAILED): frozenset({StackAction.DELETE}),
     (StackAction.UNLOCK, Status.FAILED): frozenset({StackAction.DELETE}),
@@ -265,7 +266,8 @@ def _lock_suffix(lock: StackLock | None) -> str:
     return f" (level {lock.level.value}{who}{why})"
 
 
-# ---- mark unhealthy (DESIGN §4.1, the seed) ----
+# ---- mark unhealthy (docs/api-contract.md §Mark unhealthy) ----
+# After Heat's design: docs/openstack-designs.md §Heat mark-unhealthy.
 
 
 class MarkResourceRequest(BaseModel):

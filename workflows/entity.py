@@ -1,4 +1,6 @@
-"""The entity-workflow spine shared by stacks and clusters (DESIGN §3).
+"""Activities and children as every entity workflow calls them (docs/ARCHITECTURE.md).
+
+The model: docs/api-contract.md §Orchestration.
 
 An entity workflow owns one object's state and is its lock: API calls arrive as
 updates whose validators reject what the state forbids, long operations run as

@@ -14,6 +14,7 @@ from domain.actions import ActionName, ActionStatus
 from domain.errors import NotFound
 from store.actions import get_action, list_actions
 from store.events import list_events
+from workflows import ids
 from workflows.node_deletion import LifecycleView
 
 router = APIRouter(prefix="/v1", tags=["actions"], responses=ERROR_RESPONSES)
@@ -67,7 +68,7 @@ async def get_action_route(
         record.name == ActionName.NODE_DELETE
         and record.status == ActionStatus.WAITING_LIFECYCLE_COMPLETION
     ):
-        action.lifecycle = await temporal.describe(f"node-delete:{record.id}", LifecycleView)
+        action.lifecycle = await temporal.describe(ids.node_deletion(record.id), LifecycleView)
     return ActionEnvelope(action=action)
 
 

@@ -39,10 +39,10 @@ from api.schemas.clusters import (
 from api.schemas.common import ERROR_RESPONSES
 from domain.clusters import (
     ClusterOperationRequest,
+    ClusterState,
     LockClusterRequest,
     MarkNodeRequest,
-    PolicyAttachRequest,
-    PolicyDetachRequest,
+    OperationAccepted,
 )
 from domain.errors import NotFound
 from domain.policies import PolicyType
@@ -55,9 +55,26 @@ from store.clusters import (
     list_nodes,
 )
 from store.profiles import list_profiles
+from workflows import ids
+from workflows.cluster_messages import ClusterOperations as Ops
 from workflows.health import HealthSummary
+from workflows.operation import Operation
 
 router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)
+
+_NodesOperation = Operation[ClusterState, ClusterOperationRequest, OperationAccepted]
+#: Senlin's cluster action keys whose body is plain parameters, and their operation.
+_CLUSTER_ACTIONS: dict[str, _NodesOperation] = {
+    "check": Ops.check,
+    "recover": Ops.recover,
+    "unlock": Ops.unlock,
+    "scale_out": Ops.scale_out,
+    "scale_in": Ops.scale_in,
+    "resize": Ops.resize,
+    "del_nodes": Ops.del_nodes,
+}
+#: Senlin's node action keys and their operation (on the node's cluster).
+_NODE_ACTIONS: dict[str, _NodesOperation] = {"check": Ops.check, "recover": Ops.recover}
 router.include_router(cluster_policies.router)
 ClusterId = Annotated[str, Path(max_length=255)]
 NodeId = Annotated[str, Path(max_length=64)]
@@ -142,7 +159,7 @@ async def get_cluster_route(
     if view is None:
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")
     if any(p.get("type") == PolicyType.HEALTH.value for p in view.policies):
-        health = await temporal.describe(f"health:{view.id}", HealthSummary)
+        health = await temporal.describe(ids.health_manager(view.id), HealthSummary)
         view = view.model_copy(update={"health": health})
     return ClusterEnvelope(cluster=view)
 
@@ -161,7 +178,7 @@ async def delete_cluster_route(
     """Delete every node, then the cluster (409 while busy or locked)."""
     record: ClusterRecord = await find_cluster(db, caller, cluster_id)
     request = ClusterOperationRequest(action_id=new_action_id())
-    accepted = await send_cluster_update(temporal, record, "delete", request)
+    accepted = await send_cluster_update(temporal, record, Ops.delete, request)
     return _accepted(http_request, response, accepted.action_id)
 
 
@@ -179,7 +196,7 @@ async def cluster_action_route(
     http_request: Request,
     response: Response,
 ) -> ActionAccepted:
-    """Run one action on a cluster (exactly one key; see DESIGN §4.2)."""
+    """Run one action on a cluster (exactly one key; docs/api-contract.md §Clusters)."""
     name, params = body.only_action()
     record = await find_cluster(db, caller, cluster_id)
     if isinstance(params, LifecycleBody):
@@ -187,22 +204,22 @@ async def cluster_action_route(
             db, temporal, caller, record, name, params.lifecycle_action_token
         )
         return _accepted(http_request, response, token)
-    request: (
-        ClusterOperationRequest | LockClusterRequest | PolicyAttachRequest | PolicyDetachRequest
-    )
     if isinstance(params, LockBody):
-        request = LockClusterRequest(
+        lock = LockClusterRequest(
             action_id=new_action_id(), reason=params.reason, owner=params.owner
         )
+        accepted = await send_cluster_update(temporal, record, Ops.lock, lock)
     elif isinstance(params, PolicyAttachBody):
-        request = await attach_request(db, caller, record, params)
+        attach = await attach_request(db, caller, record, params)
+        accepted = await send_cluster_update(temporal, record, Ops.policy_attach, attach)
     elif isinstance(params, PolicyDetachBody):
-        request = await detach_request(db, caller, params)
+        detach = await detach_request(db, caller, params)
+        accepted = await send_cluster_update(temporal, record, Ops.policy_detach, detach)
     else:
         request = ClusterOperationRequest(
             action_id=new_action_id(), params=params.model_dump(exclude_none=True)
         )
-    accepted = await send_cluster_update(temporal, record, name, request)
+        accepted = await send_cluster_update(temporal, record, _CLUSTER_ACTIONS[name], request)
     return _accepted(http_request, response, accepted.action_id)
 
 
@@ -250,7 +267,7 @@ async def delete_node_route(
     node = await _find_node(db, caller, node_id)
     cluster = await find_cluster(db, caller, node.cluster_id)
     request = ClusterOperationRequest(action_id=new_action_id(), params={"nodes": [node.id]})
-    accepted = await send_cluster_update(temporal, cluster, "delete_node", request)
+    accepted = await send_cluster_update(temporal, cluster, Ops.delete_node, request)
     return _accepted(http_request, response, accepted.action_id)
 
 
@@ -276,7 +293,7 @@ async def node_action_route(
     request = ClusterOperationRequest(
         action_id=new_action_id(), params={**params.model_dump(exclude_none=True), **extra}
     )
-    accepted = await send_cluster_update(temporal, cluster, name, request)
+    accepted = await send_cluster_update(temporal, cluster, _NODE_ACTIONS[name], request)
     return _accepted(http_request, response, accepted.action_id)
 
 
@@ -293,5 +310,5 @@ async def mark_node_route(
         mark_unhealthy=body.mark_unhealthy,
         status_reason=body.status_reason,
     )
-    await send_cluster_update(temporal, cluster, "mark_unhealthy", request)
+    await send_cluster_update(temporal, cluster, Ops.mark_unhealthy, request)
     return NodeEnvelope(node=NodePublic.of(await _find_node(db, caller, node.id)))

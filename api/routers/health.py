@@ -1,4 +1,7 @@
-"""`GET /health`: the API's cached health, `application/health+json` (DESIGN §7)."""
+"""`GET /health`: the API's cached health, `application/health+json`.
+
+The contract: docs/api-contract.md §Process health.
+"""
 
 from __future__ import annotations
 

@@ -30,6 +30,7 @@ from domain.errors import NotFound
 from domain.stacks import MarkResourceRequest, ResourceSignalRequest
 from store.events import list_events
 from store.stacks import StackRecord, list_child_stacks, list_stack_resources
+from workflows.stack_messages import StackOperations
 
 router = APIRouter(
     prefix="/v1/{project_id}/stacks/{stack_name}/{stack_id}",
@@ -136,7 +137,7 @@ async def mark_resource_route(
         mark_unhealthy=body.mark_unhealthy,
         resource_status_reason=body.resource_status_reason,
     )
-    await send_stack_update(temporal, record, "mark_unhealthy", request)
+    await send_stack_update(temporal, record, StackOperations.mark_unhealthy, request)
     return Response(status_code=status.HTTP_200_OK)
 
 
@@ -158,7 +159,7 @@ async def signal_resource_route(
     request = ResourceSignalRequest(
         action_id=new_action_id(), resource_name=resource_name, details=body or {}
     )
-    await send_stack_update(temporal, record, "signal", request)
+    await send_stack_update(temporal, record, StackOperations.signal, request)
     return Response(status_code=status.HTTP_200_OK)
 
 

@@ -38,10 +38,21 @@ from api.stacks import (
 )
 from api.urls import api_base
 from domain.errors import InvalidRequest
-from domain.stacks import LockStackRequest, StackOperationRequest
+from domain.stacks import LockStackRequest, StackAccepted, StackOperationRequest, StackState
 from store.stacks import StackRecord, list_stacks
+from workflows.operation import Operation
+from workflows.stack_messages import StackOperations as Ops
 
 router = APIRouter(prefix="/v1/{project_id}/stacks", tags=["stacks"], responses=ERROR_RESPONSES)
+
+#: Heat's stack action keys that take no arguments, and their operation.
+_STACK_ACTIONS: dict[str, Operation[StackState, StackOperationRequest, StackAccepted]] = {
+    "unlock": Ops.unlock,
+    "check": Ops.check,
+    "suspend": Ops.suspend,
+    "resume": Ops.resume,
+    "cancel_update": Ops.cancel_update,
+}
 ProjectId = Annotated[str, Path(max_length=64)]
 StackName = Annotated[str, Path(max_length=255)]
 StackId = Annotated[str, Path(max_length=64)]
@@ -122,7 +133,7 @@ async def update_stack_route(
         timeout_mins=body.timeout_mins,
         disable_rollback=body.disable_rollback,
     )
-    await send_stack_update(temporal, record, "update", request)
+    await send_stack_update(temporal, record, Ops.update, request)
     return Response(status_code=status.HTTP_202_ACCEPTED)
 
 
@@ -155,7 +166,7 @@ async def patch_stack_route(
         disable_rollback=body.disable_rollback,
         existing=True,
     )
-    await send_stack_update(temporal, record, "update", request)
+    await send_stack_update(temporal, record, Ops.update, request)
     return Response(status_code=status.HTTP_202_ACCEPTED)
 
 
@@ -177,7 +188,7 @@ async def delete_stack_route(
     same_project(caller, project_id)
     record = await find_stack(db, caller, stack_name, stack_id)
     await send_stack_update(
-        temporal, record, "delete", StackOperationRequest(action_id=new_action_id())
+        temporal, record, Ops.delete, StackOperationRequest(action_id=new_action_id())
     )
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
@@ -196,14 +207,14 @@ async def stack_action_route(
     same_project(caller, project_id)
     name, lock = parse_stack_action(body)
     record = await find_stack(db, caller, stack_name, stack_id)
-    request: StackOperationRequest | LockStackRequest
     if lock is not None:
         request = LockStackRequest(
             action_id=new_action_id(), level=lock.level, reason=lock.reason, owner=lock.owner
         )
+        await send_stack_update(temporal, record, Ops.lock, request)
     else:
-        request = StackOperationRequest(action_id=new_action_id())
-    await send_stack_update(temporal, record, name, request)
+        action = StackOperationRequest(action_id=new_action_id())
+        await send_stack_update(temporal, record, _STACK_ACTIONS[name], action)
     return Response(status_code=status.HTTP_200_OK)
 
 

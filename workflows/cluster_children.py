@@ -1,0 +1,150 @@
+"""Which child workflow carries out a cluster operation, with what input and summary.
+
+Decided from the operation as it was planned at accept time (new nodes, victims,
+recovery plan), so a replay or a continue-as-new picks the same child.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from domain.actions import ActionName
+    from domain.cluster_transitions import checked_nodes
+    from domain.clusters import ClusterState, RunningOperation
+    from domain.membership import deletion_settings, plan_recover
+    from domain.nodes import NodeState
+    from workflows.cluster_ops import (
+        ClusterCheckWorkflow,
+        ClusterCreateWorkflow,
+        ClusterDeleteWorkflow,
+        NodesOperationInput,
+    )
+    from workflows.recovery import ClusterRecoverInput, ClusterRecoverWorkflow
+    from workflows.scale_in import ScaleInInput, ScaleInWorkflow
+
+_SUMMARY = {
+    ActionName.CLUSTER_CREATE: "create {n} node(s) of cluster {name}",
+    ActionName.CLUSTER_CHECK: "check {n} node(s) of cluster {name}",
+    ActionName.NODE_CHECK: "check node {node} of cluster {name}",
+    ActionName.CLUSTER_DELETE: "delete cluster {name} ({n} node(s))",
+    ActionName.CLUSTER_SCALE_OUT: "scale out cluster {name} by {n} node(s)",
+    ActionName.CLUSTER_SCALE_IN: "scale in cluster {name} by {n} node(s)",
+    ActionName.CLUSTER_RESIZE: "resize cluster {name}: {n} node(s) to {verb}",
+    ActionName.CLUSTER_DEL_NODES: "delete {n} node(s) of cluster {name}",
+    ActionName.NODE_DELETE: "delete node {node} of cluster {name}",
+    ActionName.CLUSTER_RECOVER: "recover {n} node(s) of cluster {name}",
+}
+
+
+@dataclass(frozen=True)
+class ChildPlan:
+    """The child to start: its run method, input and UI summary."""
+
+    run: Any
+    arg: Any
+    summary: str
+
+
+@dataclass(frozen=True)
+class ClusterContext:
+    """What the cluster workflow knows beyond its state (set at start by the API)."""
+
+    api_url: str
+    server_poll_interval_s: int
+
+
+def nodes_of(state: ClusterState, ids: tuple[str, ...]) -> list[NodeState]:
+    """The cluster's nodes with these ids, in the cluster's order."""
+    wanted = set(ids)
+    return [n for n in state.nodes if n.node_id in wanted]
+
+
+def child_for(state: ClusterState, op: RunningOperation, ctx: ClusterContext) -> ChildPlan | None:
+    """The child that carries out `op`, or None when there is nothing to run
+    (e.g. a resize that only changed the size bounds, a recover with nothing to do)."""
+    base = _nodes_input(state, op)
+    if op.victim_ids:
+        victims = nodes_of(state, op.victim_ids)
+        return ChildPlan(
+            ScaleInWorkflow.run, _scale_in_input(state, op, ctx), _summary(state, op, victims)
+        )
+    if op.new_node_ids:
+        new = nodes_of(state, op.new_node_ids)
+        return ChildPlan(
+            ClusterCreateWorkflow.run,
+            base.model_copy(update={"nodes": new}),
+            _summary(state, op, new),
+        )
+    if op.name == ActionName.CLUSTER_RECOVER:
+        return _recover_child(state, op)
+    if op.name in (ActionName.CLUSTER_CHECK, ActionName.NODE_CHECK):
+        checked = checked_nodes(state, op.params)
+        arg = base.model_copy(update={"nodes": checked})
+        return ChildPlan(ClusterCheckWorkflow.run, arg, _summary(state, op, checked))
+    if op.name == ActionName.CLUSTER_CREATE:  # an empty cluster: nothing new to build
+        return ChildPlan(ClusterCreateWorkflow.run, base, _summary(state, op, state.nodes))
+    if op.name == ActionName.CLUSTER_DELETE:
+        return ChildPlan(ClusterDeleteWorkflow.run, base, _summary(state, op, state.nodes))
+    return None
+
+
+def _nodes_input(state: ClusterState, op: RunningOperation) -> NodesOperationInput:
+    spec = state.spec
+    return NodesOperationInput(
+        project_id=spec.project_id,
+        cluster_id=spec.cluster_id,
+        cluster_name=spec.name,
+        action_id=op.action_id,
+        profile=state.profile,
+        nodes=state.nodes,
+    )
+
+
+def _recover_child(state: ClusterState, op: RunningOperation) -> ChildPlan | None:
+    plan = plan_recover(state, op.params)
+    if not plan.node_ids:
+        return None
+    spec, nodes = state.spec, nodes_of(state, tuple(plan.node_ids))
+    arg = ClusterRecoverInput(
+        project_id=spec.project_id,
+        cluster_id=spec.cluster_id,
+        cluster_name=spec.name,
+        action_id=op.action_id,
+        nodes=nodes,
+        steps=plan.steps,
+        profile=state.profile,
+        detection=plan.detection,
+        fencing=plan.fencing,
+        node_delete_timeout=plan.node_delete_timeout,
+        node_force_recreate=plan.node_force_recreate,
+        concurrency=plan.concurrency,
+    )
+    return ChildPlan(ClusterRecoverWorkflow.run, arg, _summary(state, op, nodes))
+
+
+def _scale_in_input(state: ClusterState, op: RunningOperation, ctx: ClusterContext) -> ScaleInInput:
+    spec = state.spec
+    return ScaleInInput(
+        project_id=spec.project_id,
+        cluster_id=spec.cluster_id,
+        cluster_name=spec.name,
+        action_id=op.action_id,
+        action_name=op.name,
+        victims=nodes_of(state, op.victim_ids),
+        deletion=deletion_settings(state),
+        complete_url=f"{ctx.api_url.rstrip('/')}/v1/clusters/{spec.cluster_id}/actions",
+        server_poll_interval_s=ctx.server_poll_interval_s,
+    )
+
+
+def _summary(state: ClusterState, op: RunningOperation, nodes: list[NodeState]) -> str:
+    return _SUMMARY[op.name].format(
+        name=state.spec.name,
+        n=len(nodes),
+        verb="remove" if op.victim_ids else "add",
+        node=nodes[0].name if nodes else "?",
+    )
