@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from domain.resource_types import TEST_RESOURCE, ResourceType, resource_type
+from domain.resource_types import resource_type
 from domain.templates import (
     ResourceDef,
     Template,
@@ -158,7 +158,7 @@ def _own_change(
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     rtype = resource_type(new.type)
     if changed:
-        fixed = [k for k in changed if not _updatable(rtype, k, after)]
+        fixed = [k for k in changed if not rtype.updatable_with(k, after)]
         if fixed:
             return _change(name, ChangeKind.REPLACE, f"{', '.join(fixed)} changed")
         return _change(name, ChangeKind.UPDATE, f"{', '.join(changed)} changed")
@@ -167,13 +167,6 @@ def _own_change(
     ):
         return _change(name, ChangeKind.UPDATE, "metadata changed")
     return _change(name, ChangeKind.KEEP, "unchanged")
-
-
-def _updatable(rtype: ResourceType, prop: str, props: Mapping[str, Any]) -> bool:
-    """Whether a change of `prop` can be applied in place (Heat's update_allowed)."""
-    if rtype.name == TEST_RESOURCE and props.get("update_replace") is True:
-        return False
-    return rtype.updatable(prop)
 
 
 def _propagate(
@@ -198,7 +191,7 @@ def _propagate(
                 continue
             verb = "replaced" if upstream.kind == ChangeKind.REPLACE else "created"
             reason = f"depends on {verb} {target}"
-            if prop != "metadata" and not _updatable(rtype, prop, props):
+            if prop != "metadata" and not rtype.updatable_with(prop, props):
                 return _change(definition.name, ChangeKind.REPLACE, f"{reason} ({prop})")
             if change.kind == ChangeKind.KEEP:
                 change = _change(definition.name, ChangeKind.UPDATE, reason)
