@@ -27,7 +27,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.cloud.session import CloudSession
 from domain.errors import InvalidRequest, WardenError
-from domain.events import Event, EventLevel
+from domain.events import Event, EventLevel, node_event
 from domain.lifecycle import (
     SIGNATURE_HEADER,
     HookDelivery,
@@ -243,18 +243,17 @@ class HookActivities:
         level: EventLevel = EventLevel.INFO,
     ) -> Event:
         message = delivery.message
-        return Event(
+        return node_event(
             event_id=event_id,
+            at=datetime.now(UTC),
             project_id=delivery.project_id,
-            obj_type="node",
-            obj_id=message.node_id,
-            obj_name=message.node_name,
             cluster_id=message.cluster_id,
+            node_id=message.node_id,
+            node_name=message.node_name,
             action="LIFECYCLE_HOOK",
             status=WAITING,
-            status_reason=reason,
+            reason=reason,
             level=level,
             action_id=message.lifecycle_action_token,
             meta=meta,
-            at=datetime.now(UTC),
         )

@@ -13,7 +13,7 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.compute import ComputeActivities
-    from domain.events import Event, EventLevel
+    from domain.events import node_event
     from domain.nodes import NodeState, NodeStatus, node_status_from_server
     from domain.projection import ChangeSet, NodeSnapshot
     from domain.servers import ServerRequest
@@ -55,24 +55,6 @@ class NodesOperationResult(BaseModel):
     error: str = ""
 
 
-def node_event(inp: NodesOperationInput, node: NodeState, action: str) -> Event:
-    """An event for a node's new status (id derived from the workflow: replay-safe)."""
-    return Event(
-        event_id=str(workflow.uuid4()),
-        project_id=inp.project_id,
-        obj_type="node",
-        obj_id=node.node_id,
-        obj_name=node.name,
-        cluster_id=inp.cluster_id,
-        action=action,
-        status=node.status.value,
-        status_reason=node.status_reason,
-        level=EventLevel.ERROR if node.status == NodeStatus.ERROR else EventLevel.INFO,
-        action_id=inp.action_id,
-        at=workflow.now(),
-    )
-
-
 def node_snapshot(project_id: str, cluster_id: str, node: NodeState) -> NodeSnapshot:
     """The database row of a node."""
     return NodeSnapshot(
@@ -103,7 +85,21 @@ async def record_nodes(inp: NodesOperationInput, nodes: list[NodeState], action:
     await record(
         ChangeSet(
             nodes=[node_snapshot(inp.project_id, inp.cluster_id, n) for n in nodes],
-            events=[node_event(inp, n, action) for n in nodes],
+            events=[
+                node_event(
+                    event_id=str(workflow.uuid4()),
+                    at=workflow.now(),
+                    project_id=inp.project_id,
+                    cluster_id=inp.cluster_id,
+                    node_id=n.node_id,
+                    node_name=n.name,
+                    action=action,
+                    status=n.status.value,
+                    reason=n.status_reason,
+                    action_id=inp.action_id,
+                )
+                for n in nodes
+            ],
         ),
         summary=f"record {len(nodes)} node(s)",
     )

@@ -10,7 +10,8 @@ with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionChange, ActionName, ActionStatus
     from domain.clusters import ClusterState, RunningOperation
     from domain.events import Event, EventLevel
-    from domain.nodes import NodeState, NodeStatus
+    from domain.events import node_event as build_node_event
+    from domain.nodes import NodeState
     from workflows.search_attributes import WARDEN_STATUS
 
 #: Operations carried out by a `cluster-op:{cluster_id}:{action_id}` child (the rest
@@ -77,20 +78,18 @@ def cluster_event(
 
 
 def node_event(state: ClusterState, node: NodeState, action: str, reason: str) -> Event:
-    """An event about one of the cluster's nodes."""
+    """An event about one of the cluster's nodes (level from its status: `node_event_level`)."""
     spec = state.spec
-    return Event(
+    return build_node_event(
         event_id=str(workflow.uuid4()),
+        at=workflow.now(),
         project_id=spec.project_id,
-        obj_type="node",
-        obj_id=node.node_id,
-        obj_name=node.name,
         cluster_id=spec.cluster_id,
+        node_id=node.node_id,
+        node_name=node.name,
         action=action,
         status=node.status.value,
-        status_reason=reason,
-        level=EventLevel.WARNING if node.status == NodeStatus.ERROR else EventLevel.INFO,
-        at=workflow.now(),
+        reason=reason,
     )
 
 

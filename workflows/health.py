@@ -20,7 +20,7 @@ from temporalio.exceptions import ActivityError, FailureError
 with workflow.unsafe.imports_passed_through():
     from activities.health import HealthActivities
     from domain.clusters import ClusterOperationRequest
-    from domain.events import Event, EventLevel
+    from domain.events import Event, EventLevel, node_event
     from domain.health import (
         EVENT_HINTS,
         Assessment,
@@ -241,7 +241,7 @@ class HealthManagerWorkflow:
     async def _report(self, decision: Assessment, changed: list[str]) -> None:
         """Write events for transitions and warnings, and tell the cluster about warnings."""
         events = [
-            self._event(
+            self._node_event(
                 node.node_id,
                 node.name,
                 "HEALTH_CHECK",
@@ -254,16 +254,7 @@ class HealthManagerWorkflow:
             self.warning = decision.warning
             await self._signal_cluster("health_report", self.warning)
             if self.warning:
-                events.append(
-                    self._event(
-                        self.inp.cluster_id,
-                        self.inp.cluster_name,
-                        "HEALTH_WARNING",
-                        self.warning,
-                        EventLevel.WARNING,
-                        obj_type="cluster",
-                    )
-                )
+                events.append(self._warning_event(self.warning))
         if events:
             await record(ChangeSet(events=events), summary=f"record {len(events)} health event(s)")
 
@@ -297,27 +288,34 @@ class HealthManagerWorkflow:
             workflow.logger.warning("signal %s to cluster failed: %s", name, err)
             self.stopped = True
 
-    def _event(
-        self,
-        obj_id: str,
-        name: str,
-        action: str,
-        reason: str,
-        level: EventLevel,
-        *,
-        obj_type: str = "node",
+    def _node_event(
+        self, node_id: str, name: str, action: str, reason: str, level: EventLevel
     ) -> Event:
+        return node_event(
+            event_id=str(workflow.uuid4()),
+            at=workflow.now(),
+            project_id=self.inp.project_id,
+            cluster_id=self.inp.cluster_id,
+            node_id=node_id,
+            node_name=name,
+            action=action,
+            status=self.nodes[node_id].state.value,
+            reason=reason,
+            level=level,
+        )
+
+    def _warning_event(self, reason: str) -> Event:
+        """HEALTH_WARNING about the cluster itself."""
         return Event(
             event_id=str(workflow.uuid4()),
             project_id=self.inp.project_id,
-            obj_type=obj_type,
-            obj_id=obj_id,
-            obj_name=name,
+            obj_type="cluster",
+            obj_id=self.inp.cluster_id,
+            obj_name=self.inp.cluster_name,
             cluster_id=self.inp.cluster_id,
-            action=action,
-            status=self.nodes[obj_id].state.value if obj_id in self.nodes else "",
+            action="HEALTH_WARNING",
             status_reason=reason,
-            level=level,
+            level=EventLevel.WARNING,
             at=workflow.now(),
         )
 

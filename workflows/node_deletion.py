@@ -21,7 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.hooks import HookActivities
     from activities.nodes import NodeActivities
     from domain.actions import ActionChange, ActionName, ActionStatus
-    from domain.events import Event, EventLevel
+    from domain.events import Event, EventLevel, node_event
     from domain.lifecycle import (
         DeletionSettings,
         HookDelivery,
@@ -351,19 +351,18 @@ class NodeDeletionWorkflow:
     def _event(self, action: str, reason: str, level: EventLevel, *, status: str = "") -> None:
         inp = self.inp
         self.notes.append(
-            Event(
+            node_event(
                 event_id=str(workflow.uuid4()),
+                at=workflow.now(),
                 project_id=inp.project_id,
-                obj_type="node",
-                obj_id=inp.node.node_id,
-                obj_name=inp.node.name,
                 cluster_id=inp.cluster_id,
+                node_id=inp.node.node_id,
+                node_name=inp.node.name,
                 action=action,
                 status=status or NodeStatus.DELETING.value,
-                status_reason=reason,
+                reason=reason,
                 level=level,
                 action_id=inp.token,
-                at=workflow.now(),
             )
         )
 

@@ -22,7 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.compute import ComputeActivities
     from activities.health import HealthActivities
     from activities.recovery import RecoveryActivities
-    from domain.events import Event, EventLevel
+    from domain.events import EventLevel, node_event
     from domain.health import (
         FenceRequest,
         ProbeRequest,
@@ -349,19 +349,18 @@ class NodeRecoveryWorkflow:
             ChangeSet(
                 nodes=[node_snapshot(inp.project_id, inp.cluster_id, node)],
                 events=[
-                    Event(
+                    node_event(
                         event_id=str(workflow.uuid4()),
+                        at=workflow.now(),
                         project_id=inp.project_id,
-                        obj_type="node",
-                        obj_id=node.node_id,
-                        obj_name=node.name,
                         cluster_id=inp.cluster_id,
+                        node_id=node.node_id,
+                        node_name=node.name,
                         action=action,
                         status=node.status.value,
-                        status_reason=reason,
+                        reason=reason,
                         level=level,
                         action_id=inp.action_id,
-                        at=workflow.now(),
                     )
                 ],
             ),

@@ -155,6 +155,9 @@ async def test_marked_unhealthy_node_is_first_victim_and_skips_the_wait(harness:
     )
     [marked] = harness.rows(NodeRecord, id=web3.id)
     assert (marked.status, marked.status_reason) == ("ERROR", "Marked unhealthy by user")
+    # One level mapping for node events: a node in ERROR is an ERROR event (Senlin's).
+    [event] = harness.rows(EventRecord, obj_id=web3.id, action="NODE_MARK_UNHEALTHY")
+    assert (event.status, event.level) == ("ERROR", "ERROR")
     parent = await scale_in(harness, handle)
     action = await harness.action_ends(parent)
     assert action.status == "SUCCEEDED"
