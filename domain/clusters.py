@@ -244,6 +244,9 @@ def _ensure_idle(state: ClusterState) -> None:
 
 def status_after(operation: ActionName, succeeded: bool, previous: ClusterStatus) -> ClusterStatus:
     """The cluster status once `operation` has ended."""
+    if operation == ActionName.NODE_CHECK:  # one node's check says nothing of the others
+        failed = ClusterStatus.ERROR if previous == ClusterStatus.ERROR else ClusterStatus.WARNING
+        return previous if succeeded else failed
     if succeeded:
         return ClusterStatus.ACTIVE
     if operation == ActionName.CLUSTER_CHECK:

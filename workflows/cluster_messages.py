@@ -73,6 +73,10 @@ class ClusterOperations:
     check: Final = _child(
         "check", ActionName.CLUSTER_CHECK, "Refresh node statuses from the cloud."
     )
+    check_node: Final = _child(
+        "check_node", ActionName.NODE_CHECK,
+        "Refresh the status of the nodes in `params['nodes']` (Senlin's node check).",
+    )  # fmt: skip
     delete: Final = _child(
         "delete", ActionName.CLUSTER_DELETE, "Delete every node, then the cluster."
     )

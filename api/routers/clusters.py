@@ -74,7 +74,7 @@ _CLUSTER_ACTIONS: dict[str, _NodesOperation] = {
     "del_nodes": Ops.del_nodes,
 }
 #: Senlin's node action keys and their operation (on the node's cluster).
-_NODE_ACTIONS: dict[str, _NodesOperation] = {"check": Ops.check, "recover": Ops.recover}
+_NODE_ACTIONS: dict[str, _NodesOperation] = {"check": Ops.check_node, "recover": Ops.recover}
 router.include_router(cluster_policies.router)
 ClusterId = Annotated[str, Path(max_length=255)]
 NodeId = Annotated[str, Path(max_length=64)]
@@ -285,11 +285,11 @@ async def node_action_route(
     http_request: Request,
     response: Response,
 ) -> ActionAccepted:
-    """`check {}` (checks the node's cluster) or `recover {operation?, operation_params?}`."""
+    """`check {}` (this node's status, from the cloud) or `recover {operation?, …}`."""
     name, params = body.only_action()
     node = await _find_node(db, caller, node_id)
     cluster = await find_cluster(db, caller, node.cluster_id)
-    extra = {"nodes": [node.id]} if name == "recover" else {}
+    extra = {"nodes": [node.id]}
     request = ClusterOperationRequest(
         action_id=new_action_id(), params={**params.model_dump(exclude_none=True), **extra}
     )
