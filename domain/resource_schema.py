@@ -70,6 +70,9 @@ class ResourceType(BaseModel):
     #: Properties holding an inner template or resource definition: intrinsics inside
     #: them belong to that inner template, not to the one declaring the resource.
     nested_properties: frozenset[str] = frozenset()
+    #: What the nested properties hold: a whole inner template (OS::Heat::Stack) or one
+    #: resource definition (a scaling group's member); the loader checks it as such.
+    nested_holds: Literal["template", "resource"] | None = None
     #: The plan replaces the resource when its UPDATE_REPLACE property is true (TestResource).
     honours_update_replace: bool = False
     #: The type's own rule across properties (a scaling group's sizes), if any.

@@ -40,13 +40,7 @@ from domain.parameters import (
     resolve_parameters,
     text_at,
 )
-from domain.resource_types import (
-    AUTO_SCALING_GROUP,
-    STACK,
-    ResourceType,
-    check_properties,
-    resource_type,
-)
+from domain.resource_types import ResourceType, check_properties, resource_type
 from domain.template_parts import OutputDef, ResourceDef
 from domain.template_versions import canonical_version
 
@@ -250,9 +244,9 @@ def _check_properties(rtype: ResourceType, props: dict[str, Any], path: str, nes
         value = props.get(name)
         if value is None or intrinsic(value) is not None:
             continue
-        if rtype.name == STACK:
+        if rtype.nested_holds == "template":
             _check_inline_template(value, f"{path}.{name}", nesting)
-        elif rtype.name == AUTO_SCALING_GROUP:
+        elif rtype.nested_holds == "resource":
             _check_group_member(value, f"{path}.{name}", nesting)
 
 

@@ -17,4 +17,5 @@ TYPE: Final = ResourceType(
     },
     attributes=frozenset({"outputs"}),
     nested_properties=frozenset({"template"}),
+    nested_holds="template",
 )

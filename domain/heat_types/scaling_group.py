@@ -35,5 +35,6 @@ TYPE: Final = ResourceType(
     },
     attributes=frozenset({"outputs", "outputs_list", "current_size", "refs", "refs_map"}),
     nested_properties=frozenset({"resource"}),
+    nested_holds="resource",
     check=_check_group_sizes,
 )
