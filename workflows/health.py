@@ -37,38 +37,9 @@ with workflow.unsafe.imports_passed_through():
     from domain.projection import ChangeSet
     from workflows.cluster_ops import CLOUD_RETRY
     from workflows.entity import continue_as_new_due, failure_reason, record
+    from workflows.health_messages import HealthSummary, LifecycleEvent, RecoveryRecord
 
 HISTORY_KEPT = 50
-
-
-class LifecycleEvent(BaseModel):
-    """A Nova notification about one of the cluster's servers (from `/v1/notifications`)."""
-
-    node_id: str
-    event_type: str
-    at: datetime | None = None
-
-
-class RecoveryRecord(BaseModel):
-    """One recovery the manager asked for (shown by `describe`)."""
-
-    node_id: str
-    name: str
-    attempt: int
-    reason: str
-    at: datetime
-
-
-class HealthSummary(BaseModel):
-    """The `describe` query: per-node state, last probes, recovery history."""
-
-    cluster_id: str
-    paused: bool
-    locked: bool
-    warning: str
-    last_round: datetime | None
-    nodes: list[NodeHealth]
-    recoveries: list[RecoveryRecord]
 
 
 class HealthManagerInput(BaseModel):

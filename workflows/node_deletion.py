@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.projection import ChangeSet, NodeRemoval
     from workflows.cluster_ops import CLOUD_RETRY, node_snapshot, with_status
     from workflows.entity import failure_reason, record
+    from workflows.lifecycle_messages import LifecycleView
     from workflows.search_attributes import show_final_status
 
 #: Webhooks are retried with backoff until the hook's deadline.
@@ -71,20 +72,12 @@ class NodeDeletionResult(BaseModel):
     node: NodeState | None = None
 
 
-class LifecycleView(BaseModel):
-    """What the `describe` query shows about a waiting victim."""
-
-    token: str
-    node_id: str
-    node_name: str
-    waiting: bool
-    deadline: datetime | None
-    heartbeats: int
-    outcome: str
-
-
 def waits_for_hook(node: NodeState, deletion: DeletionSettings) -> bool:
-    """Nodes that are not ACTIVE or have no server skip the wait (DESIGN §5)."""
+    """Whether a node waits for its lifecycle hook before it is deleted.
+
+    Nodes that are not ACTIVE or have no server skip the wait (docs/api-contract.md
+    §Lifecycle hooks).
+    """
     return (
         deletion.hook is not None
         and node.status == NodeStatus.ACTIVE

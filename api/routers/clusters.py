@@ -57,7 +57,7 @@ from store.clusters import (
 from store.profiles import list_profiles
 from workflows import ids
 from workflows.cluster_messages import ClusterOperations as Ops
-from workflows.health import HealthSummary
+from workflows.health_messages import HealthSummary
 from workflows.operation import Operation
 
 router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)

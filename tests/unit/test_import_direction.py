@@ -51,7 +51,6 @@ ALLOWED: dict[str, set[str]] = {
 MAY_LOAD: dict[str, set[str]] = {
     **ALLOWED,
     "workflows": {"domain", "activities", "store", "healthcheck", "config"},
-    "api": ALLOWED["api"] | {"activities"},
 }
 
 
@@ -67,7 +66,6 @@ def _layer_rules() -> list[Forbid]:
 EXTRA_RULES = [
     pytest.param(
         Forbid("api", ("activities", "store.changes"), "the API reads; only activities write"),
-        marks=pytest.mark.xfail(strict=True, reason="lead's spine refactor pending"),
         id="api-loads-no-activities-or-store-writers",
     ),
 ]

@@ -17,7 +17,8 @@ from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
-from workflows.health import HealthManagerInput, HealthSummary, LifecycleEvent
+from workflows.health import HealthManagerInput
+from workflows.health_messages import HealthSummary, LifecycleEvent
 
 
 def policy(**recovery: Any) -> PolicyAttachRequest:
