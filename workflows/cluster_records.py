@@ -12,6 +12,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.events import Event, EventLevel
     from domain.events import node_event as build_node_event
     from domain.nodes import NodeState
+    from workflows import ids
     from workflows.search_attributes import WARDEN_STATUS
 
 #: Operations carried out by a `cluster-op:{cluster_id}:{action_id}` child (the rest
@@ -50,7 +51,7 @@ def action_change(
         status=status,
         status_reason=reason,
         inputs=inputs,
-        workflow_id=f"cluster-op:{spec.cluster_id}:{op.action_id}"
+        workflow_id=ids.cluster_operation(spec.cluster_id, op.action_id)
         if op.name in CHILD_OPERATIONS
         else workflow.info().workflow_id,
         at=workflow.now(),

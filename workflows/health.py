@@ -35,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.policies import DetectionType, HealthPolicyProperties
     from domain.projection import ChangeSet
+    from workflows import ids
     from workflows.cluster_ops import CLOUD_RETRY
     from workflows.entity import continue_as_new_due, failure_reason, record
     from workflows.health_messages import HealthSummary, LifecycleEvent, RecoveryRecord
@@ -252,7 +253,7 @@ class HealthManagerWorkflow:
         )
 
     async def _signal_cluster(self, name: str, arg: object) -> None:
-        handle = workflow.get_external_workflow_handle(f"cluster:{self.inp.cluster_id}")
+        handle = workflow.get_external_workflow_handle(ids.cluster(self.inp.cluster_id))
         try:
             await handle.signal(name, arg)
         except FailureError as err:  # the cluster is gone: nothing left to watch

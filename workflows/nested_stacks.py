@@ -29,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
         Status,
         template_object,
     )
+    from workflows import ids
     from workflows.search_attributes import warden_attributes
     from workflows.stack_messages import STACK_WORKFLOW, NestedOutcome, StackInput
 
@@ -154,7 +155,7 @@ async def _start_nested(
         await workflow.start_child_workflow(
             STACK_WORKFLOW,
             StackInput(state=state, pending=op, recent_action_ids=[action_id]),
-            id=f"stack:{resource_id}",
+            id=ids.stack(resource_id),
             parent_close_policy=ParentClosePolicy.ABANDON,
             static_summary=f"stack {spec.name} (nested in {parent.name})",
             static_details=f"Stack `{resource_id}`, resource `{resource}` of stack "
@@ -179,7 +180,7 @@ async def ask_nested(
     request = request.model_copy(
         update={"action_id": action_id, "notify": workflow.info().workflow_id}
     )
-    handle = workflow.get_external_workflow_handle(f"stack:{stack_id}")
+    handle = workflow.get_external_workflow_handle(ids.stack(stack_id))
     try:
         await handle.signal(signal, request)
     except FailureError as err:

@@ -36,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.projection import ChangeSet
     from domain.recovery import RebootRequest, RebuildRequest
     from domain.servers import ServerInfo
+    from workflows import ids
     from workflows.cluster_ops import (
         CLOUD_RETRY,
         POLL_RETRY,
@@ -121,7 +122,7 @@ class ClusterRecoverWorkflow:
                         node_delete_timeout=inp.node_delete_timeout,
                         node_force_recreate=inp.node_force_recreate,
                     ),
-                    id=f"node-recover:{node.node_id}:{inp.action_id}",
+                    id=ids.node_recovery(node.node_id, inp.action_id),
                     static_summary=f"recover node {node.name} of cluster {inp.cluster_name}",
                     static_details=f"Node `{node.node_id}`, server `{node.physical_id}`; "
                     f"parent action `{inp.action_id}`",
@@ -302,7 +303,7 @@ class NodeRecoveryWorkflow:
         await workflow.execute_child_workflow(
             step.name,
             params,
-            id=f"node-recover:{node.node_id}:{inp.action_id}:step-{number}",
+            id=ids.node_recovery(node.node_id, inp.action_id, number),
             task_queue=queue,
             execution_timeout=STEP_TIMEOUT,
             static_summary=f"user recovery workflow {step.name} for {node.name}",

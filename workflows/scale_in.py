@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.lifecycle import DeletionSettings
     from domain.nodes import NodeState, NodeStatus
     from domain.projection import ChangeSet
+    from workflows import ids
     from workflows.cluster_ops import (
         CLOUD_RETRY,
         NodesOperationResult,
@@ -121,7 +122,7 @@ class ScaleInWorkflow:
                         complete_url=inp.complete_url,
                         wait=wait,
                     ),
-                    id=f"node-delete:{token}",
+                    id=ids.node_deletion(token),
                     static_summary=f"delete node {node.name} of cluster {inp.cluster_name}",
                     static_details=f"Node `{node.node_id}`, server `{node.physical_id}`; "
                     f"lifecycle token `{token}`; parent action `{inp.action_id}`",
@@ -185,16 +186,16 @@ class ScaleInWorkflow:
         handles: list[workflow.ChildWorkflowHandle[NodeDeletionWorkflow, NodeDeletionResult]],
         plans: list[tuple[str, NodeState, bool]],
     ) -> None:
-        ids = [n.physical_id for n in waiting if n.physical_id]
-        if not ids:
+        server_ids = [n.physical_id for n in waiting if n.physical_id]
+        if not server_ids:
             return
         try:
             found = await workflow.execute_activity_method(
                 ComputeActivities.get_server_statuses,
-                ids,
+                server_ids,
                 start_to_close_timeout=timedelta(seconds=60),
                 retry_policy=CLOUD_RETRY,
-                summary=f"look at {len(ids)} waiting server(s)",
+                summary=f"look at {len(server_ids)} waiting server(s)",
             )
         except ActivityError:
             return  # a cloud outage is no reason to stop waiting; try again next round
@@ -226,7 +227,7 @@ class ScaleInWorkflow:
                     "node_name": node.name,
                 },
                 depends_on=[inp.action_id],
-                workflow_id=f"node-delete:{token}",
+                workflow_id=ids.node_deletion(token),
                 at=now,
             )
             for token, node, wait in plans

@@ -11,6 +11,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.events import Event, EventLevel
     from domain.projection import ResourceSnapshot, StackSnapshot
     from domain.stacks import ResourceState, StackAction, StackSpec, StackState, Status
+    from workflows import ids
     from workflows.search_attributes import WARDEN_STATUS
 
 #: The action record name of each stack operation.
@@ -115,7 +116,7 @@ def stack_action_change(
         inputs=inputs,
         workflow_id=workflow.info().workflow_id
         if name in INLINE
-        else f"stack-op:{spec.stack_id}:{action_id}",
+        else ids.stack_operation(spec.stack_id, action_id),
         at=workflow.now(),
     )
 
