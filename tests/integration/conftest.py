@@ -8,7 +8,7 @@ Payloads are encrypted (a codec keys file made for the session), as in `warden d
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,10 @@ from temporalio.testing import WorkflowEnvironment
 
 from config.codec import CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
+from tests.conftest import DATABASES
+from tests.support.postgres import PostgresServer
 from tests.support.processes import PYTHON, Proc, free_port, wait_http
+from tests.support.replicas import Replicas, replica_env, running_replicas
 from tests.support.temporal import binary
 from workflows.search_attributes import (
     WARDEN_KIND,
@@ -164,3 +167,43 @@ async def warden(
     finally:
         for proc in reversed(list(procs.values())):
             proc.stop()
+
+
+@pytest.fixture(scope="session")
+def replicas(
+    dev_server: WorkflowEnvironment,
+    warden_env: tuple[dict[str, str], Path],
+    postgres: PostgresServer,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Replicas]:
+    """Two workers and two API replicas on one PostgreSQL database, with a simcloud and
+    a task queue of their own, on the session's Temporal dev server."""
+    var = tmp_path_factory.mktemp("replicas")
+    env = replica_env(warden_env[0], var, postgres.new_database("replicas"))
+    with running_replicas(env, var, count=2) as running:
+        yield running
+
+
+@pytest.fixture(params=DATABASES)
+def warden_on_each_database(
+    request: pytest.FixtureRequest, dev_server: WorkflowEnvironment
+) -> Warden:
+    """The session's Warden (SQLite), then the replicas (PostgreSQL) through their first
+    API: for the flows that prove the store on both databases end to end."""
+    if request.param == "sqlite":
+        warden: Warden = request.getfixturevalue("warden")
+        return warden
+    running: Replicas = request.getfixturevalue("replicas")
+    return replica_warden(running, dev_server.client)
+
+
+def replica_warden(running: Replicas, temporal: Client, n: int = 1) -> Warden:
+    """The replicas as a `Warden` seen through API `n` (worker `n` in `procs`)."""
+    return Warden(
+        api_url=running.api_urls[n - 1],
+        worker_health_url=running.worker_health_urls[n - 1],
+        simcloud_url=running.simcloud_url,
+        temporal=temporal,
+        env=running.env,
+        procs={"simcloud": running.procs["simcloud"], "worker": running.workers[n - 1]},
+    )

@@ -183,7 +183,11 @@ async def test_webhook_consumer_completes_the_hook_and_the_node_is_deleted(
         assert SECRET not in json.dumps(history.to_json_dict()), workflow_id
 
 
-async def test_zaqar_hook_complete_lifecycle_is_idempotent_and_scoped(warden: Warden) -> None:
+async def test_zaqar_hook_complete_lifecycle_is_idempotent_and_scoped(
+    warden_on_each_database: Warden,
+) -> None:
+    """On SQLite, and on PostgreSQL through replicas (see `warden_on_each_database`)."""
+    warden = warden_on_each_database
     queue = f"hooks-{uuid.uuid4().hex[:8]}"
     hooks = {"type": "zaqar", "params": {"queue": queue}, "timeout": 300}
     async with warden.client() as api:

@@ -78,7 +78,11 @@ async def server_locked(warden: Warden, server_id: str) -> bool:
         return (await cloud.compute.get_server(server_id)).locked
 
 
-async def test_mark_unhealthy_then_patch_replaces_server(warden: Warden) -> None:
+async def test_mark_unhealthy_then_patch_replaces_server(
+    warden_on_each_database: Warden,
+) -> None:
+    """On SQLite, and on PostgreSQL through replicas (see `warden_on_each_database`)."""
+    warden = warden_on_each_database
     async with warden.client() as api:
         name, url = await create_stack(api)
         stack = await settled(api, url)
