@@ -33,11 +33,14 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresServer]:
     """A PostgreSQL server of the session's own; fails (never skips) if not installed."""
+    pg_ctl, problem = "", ""
     try:
         pg_ctl = find_pg_ctl()
         check_can_run(pg_ctl)
     except RuntimeError as err:
-        pytest.fail(str(err), pytrace=False)
+        problem = str(err)
+    if problem:  # outside the except block: the message alone, no traceback chain
+        pytest.fail(problem, pytrace=False)
     with running_postgres(pg_ctl) as server:
         yield server
 
