@@ -36,7 +36,7 @@ from activities.cloud.session import CloudSession
 from activities.listings import DEFAULT_MAX_AGE_S, SharedListing
 from domain.errors import InvalidRequest, WardenError
 from domain.health import NodeProbe, ProbeRequest, ProbeResult, ProbeState, ProbeTarget
-from domain.policies import (
+from domain.health_policy import (
     Detection,
     DetectionMode,
     DetectionType,
@@ -45,9 +45,8 @@ from domain.policies import (
     NodeStatusPollUrl,
     PollUrlOptions,
     RecoveryConditional,
-    expand_poll_url,
-    validate_hook_url,
 )
+from domain.hook_urls import expand_poll_url, validate_hook_url
 from domain.recovery import in_transition
 
 #: Server statuses NODE_STATUS_POLLING counts as failed (SOFT_DELETED: Nova's trash).

@@ -23,12 +23,8 @@ from domain.clusters import (
     validate_capacity,
 )
 from domain.errors import InvalidRequest, NotFound
-from domain.policies import (
-    HealthPolicyProperties,
-    ParsedPolicy,
-    ensure_profile_supports,
-    parse_policy_spec,
-)
+from domain.health_policy import HealthPolicyProperties
+from domain.policies import ParsedPolicy, ensure_profile_supports, parse_policy_spec
 from store.clusters import ClusterRecord, get_cluster
 from store.policies import PolicyRecord, get_policy
 from store.profiles import ProfileRecord, get_profile

@@ -20,14 +20,9 @@ from domain.environments import (
     template_data,
 )
 from domain.errors import Conflict, InvalidRequest, NotFound
-from domain.stacks import (
-    StackAccepted,
-    StackOperationRequest,
-    StackSpec,
-    StackState,
-    ensure_supported,
-    template_object,
-)
+from domain.stack_requests import StackAccepted, StackOperationRequest
+from domain.stack_rules import ensure_supported, template_object
+from domain.stacks import StackSpec, StackState
 from domain.templates import load_template, resolve_parameters
 from store.stacks import StackRecord, find_stacks_named, get_stack
 from workflows import ids

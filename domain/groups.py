@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.deletion_policy import DeletionCriteria
 from domain.errors import InvalidRequest
-from domain.policies import DeletionCriteria
 from domain.scaling import AdjustmentType, calculate_desired, truncate_desired
 from domain.victims import VictimCandidate, order_victims
 

@@ -15,18 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from domain.actions import ActionName
 from domain.clusters import MAX_CAPACITY, ClusterState, validate_capacity
+from domain.deletion_policy import DeletionCriteria, DeletionPolicyProperties
 from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.health import RecoverParams, RecoveryPlan, RecoveryStep, plan_recovery
+from domain.health_policy import FencingType, HealthPolicyProperties, RecoveryAction
 from domain.lifecycle import DeletionSettings, HookTarget
 from domain.nodes import NodeState, NodeStatus
-from domain.policies import (
-    DeletionCriteria,
-    DeletionPolicyProperties,
-    FencingType,
-    HealthPolicyProperties,
-    PolicyType,
-    RecoveryAction,
-)
+from domain.policies import PolicyType
 from domain.scaling import ResizeRequest, plan_resize, plan_scale_in, plan_scale_out
 from domain.victims import candidates_from_nodes, select_victims
 

@@ -10,7 +10,7 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from domain.policies import RebootType
+from domain.health_policy import RebootType
 
 #: Nova statuses that say an operation is still running on the server.
 TRANSITIONAL_STATUSES: Final = frozenset(

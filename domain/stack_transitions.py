@@ -12,17 +12,13 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from domain.stacks import (
+from domain.stack_requests import (
     LockStackRequest,
     MarkResourceRequest,
     ResourceSignalRequest,
-    ResourceState,
-    StackAction,
-    StackLock,
-    StackOperation,
     StackOperationRequest,
-    StackState,
-    Status,
+)
+from domain.stack_rules import (
     ensure_can_cancel_update,
     ensure_can_lock,
     ensure_can_mark,
@@ -31,9 +27,20 @@ from domain.stacks import (
     scaling_target,
     target_of,
 )
+from domain.stacks import (
+    ResourceState,
+    StackAction,
+    StackLock,
+    StackOperation,
+    StackState,
+    Status,
+)
 
 #: Operations that move the stack to a new template and parameters.
 _RETARGETING = (StackAction.CREATE, StackAction.UPDATE)
+
+#: The reason Heat records when nobody gives one.
+DEFAULT_UNHEALTHY_REASON = "state changed by resource_mark_unhealthy api"
 
 
 # ---- rules: what an operation requires (raise WardenError to refuse) ----
@@ -167,6 +174,36 @@ class OperationEnding:
         self.resources = resources
         self.outputs = outputs
         self.error = error
+
+
+def mark_resource(
+    resource: ResourceState, req: MarkResourceRequest, at: datetime
+) -> ResourceState | None:
+    """The resource after the mark, or None when the rules say nothing changes."""
+    if resource.action == StackAction.DELETE:
+        return None  # being (or already) deleted: marking it means nothing
+    if req.mark_unhealthy:
+        reason = req.resource_status_reason or DEFAULT_UNHEALTHY_REASON
+        return resource.model_copy(
+            update={
+                "action": StackAction.CHECK,
+                "status": Status.FAILED,
+                "status_reason": reason,
+                "marked": True,
+                "updated_at": at,
+            }
+        )
+    if resource.state != "CHECK_FAILED":
+        return None
+    return resource.model_copy(
+        update={
+            "action": StackAction.CHECK,
+            "status": Status.COMPLETE,
+            "status_reason": req.resource_status_reason or DEFAULT_UNHEALTHY_REASON,
+            "marked": False,
+            "updated_at": at,
+        }
+    )
 
 
 def with_resource(state: StackState, resource: ResourceState) -> StackState:

@@ -33,7 +33,7 @@ with workflow.unsafe.imports_passed_through():
         choose_recoveries,
         judge,
     )
-    from domain.policies import DetectionType, HealthPolicyProperties
+    from domain.health_policy import DetectionType, HealthPolicyProperties
     from domain.projection import ChangeSet
     from workflows import ids
     from workflows.cluster_ops import CLOUD_RETRY

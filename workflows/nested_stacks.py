@@ -17,17 +17,16 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from domain.groups import GroupSpec, group_size, group_template
+    from domain.stack_requests import LockStackRequest, StackOperationRequest
+    from domain.stack_rules import template_object
     from domain.stacks import (
-        LockStackRequest,
         ResourceState,
         StackAction,
         StackLock,
         StackOperation,
-        StackOperationRequest,
         StackSpec,
         StackState,
         Status,
-        template_object,
     )
     from workflows import ids
     from workflows.search_attributes import warden_attributes

@@ -31,8 +31,8 @@ with workflow.unsafe.imports_passed_through():
         RecoveryStep,
         expand_params,
     )
+    from domain.health_policy import RebootType
     from domain.nodes import NodeState, NodeStatus
-    from domain.policies import RebootType
     from domain.projection import ChangeSet
     from domain.recovery import RebootRequest, RebuildRequest
     from domain.servers import ServerInfo

@@ -12,6 +12,13 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.actions import ActionName
+from domain.stack_requests import (
+    LockStackRequest,
+    MarkResourceRequest,
+    ResourceSignalRequest,
+    StackAccepted,
+    StackOperationRequest,
+)
 from domain.stack_transitions import (
     may_cancel_update,
     may_lock,
@@ -20,16 +27,7 @@ from domain.stack_transitions import (
     may_start,
     may_unlock,
 )
-from domain.stacks import (
-    LockStackRequest,
-    MarkResourceRequest,
-    ResourceSignalRequest,
-    StackAccepted,
-    StackAction,
-    StackOperation,
-    StackOperationRequest,
-    StackState,
-)
+from domain.stacks import StackAction, StackOperation, StackState
 from workflows.operation import Operation
 
 #: Workflow type of the stack entity (started by name from a parent's operation).

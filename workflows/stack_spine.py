@@ -18,20 +18,15 @@ with workflow.unsafe.imports_passed_through():
     from domain import stack_transitions as transitions
     from domain.actions import ActionStatus
     from domain.projection import ChangeSet
-    from domain.stacks import (
+    from domain.stack_requests import (
         LockStackRequest,
         MarkResourceRequest,
         ResourceSignalRequest,
         StackAccepted,
-        StackAction,
-        StackOperation,
         StackOperationRequest,
-        StackState,
-        ensure_can_mark,
-        mark_resource,
-        plan_scaling_signal,
-        target_of,
     )
+    from domain.stack_rules import ensure_can_mark, plan_scaling_signal, target_of
+    from domain.stacks import StackAction, StackOperation, StackState
     from domain.templates import load_template
     from workflows import ids
     from workflows.entity import record, record_now, run_child
@@ -161,7 +156,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
 
         async def marked(action_id: str) -> StackAccepted:
             resource = ensure_can_mark(self.state, req.resource_name)
-            changed = mark_resource(resource, req, workflow.now())
+            changed = transitions.mark_resource(resource, req, workflow.now())
             if changed is None:
                 return self._answer_again(op, action_id)
             self.state = transitions.with_resource(self.state, changed)

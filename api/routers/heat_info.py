@@ -17,7 +17,7 @@ from domain.environments import expand_template, template_data
 from domain.errors import InvalidRequest
 from domain.resource_type_docs import generated_template, known_type, resource_schema
 from domain.resource_types import RESOURCE_TYPES
-from domain.stacks import ensure_supported
+from domain.stack_rules import ensure_supported
 from domain.template_versions import template_functions, template_versions
 from domain.templates import load_template
 

@@ -38,7 +38,8 @@ from api.stacks import (
 )
 from api.urls import api_base
 from domain.errors import InvalidRequest
-from domain.stacks import LockStackRequest, StackAccepted, StackOperationRequest, StackState
+from domain.stack_requests import LockStackRequest, StackAccepted, StackOperationRequest
+from domain.stacks import StackState
 from store.stacks import StackRecord, list_stacks
 from workflows.operation import Operation
 from workflows.stack_messages import StackOperations as Ops

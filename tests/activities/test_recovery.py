@@ -14,7 +14,7 @@ from activities.cloud import CloudSession
 from activities.recovery import RecoveryActivities
 from domain.errors import BackendNotFound
 from domain.health import FenceRequest
-from domain.policies import RebootType
+from domain.health_policy import RebootType
 from domain.recovery import RebootRequest, RebuildRequest
 from simcloud.config import SimConfig
 from tests.support.simcloud_server import RunningSimcloud, SimControl, running_simcloud

@@ -11,7 +11,7 @@ from activities.cloud import from_clouds_yaml
 from config import Settings
 from domain.policies import PolicyType, parse_policy_spec
 from domain.profiles import ProfileSpec
-from domain.stacks import ensure_supported
+from domain.stack_rules import ensure_supported
 from domain.templates import load_template, resolve_parameters
 from simcloud.config import SimConfig
 

@@ -8,23 +8,18 @@ from typing import Any
 
 import pytest
 
+from domain.deletion_policy import DeletionCriteria, DeletionPolicyProperties
 from domain.errors import InvalidRequest
-from domain.lifecycle import HookType
-from domain.policies import (
-    DeletionCriteria,
-    DeletionPolicyProperties,
+from domain.health_policy import (
     DetectionType,
     HealthPolicyProperties,
-    ParsedPolicy,
-    PolicyType,
     RebootType,
     RecoveryActionName,
     RecoveryConditional,
-    ensure_profile_supports,
-    expand_poll_url,
-    parse_policy_spec,
-    validate_hook_url,
 )
+from domain.hook_urls import expand_poll_url, validate_hook_url
+from domain.lifecycle import HookType
+from domain.policies import ParsedPolicy, PolicyType, ensure_profile_supports, parse_policy_spec
 
 SECRET = "s3cr3t-hmac-key"
 

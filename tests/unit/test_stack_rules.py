@@ -8,10 +8,17 @@ import pytest
 
 from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.groups import GroupMember, group_members, group_size, group_template, scaled_size
+from domain.stack_requests import MarkResourceRequest, ResourceSignalRequest
+from domain.stack_rules import (
+    ensure_can_lock,
+    ensure_can_mark,
+    ensure_can_start,
+    ensure_can_unlock,
+    find_resource,
+    plan_scaling_signal,
+)
+from domain.stack_transitions import DEFAULT_UNHEALTHY_REASON, mark_resource
 from domain.stacks import (
-    DEFAULT_UNHEALTHY_REASON,
-    MarkResourceRequest,
-    ResourceSignalRequest,
     ResourceState,
     StackAction,
     StackLock,
@@ -19,13 +26,6 @@ from domain.stacks import (
     StackSpec,
     StackState,
     Status,
-    ensure_can_lock,
-    ensure_can_mark,
-    ensure_can_start,
-    ensure_can_unlock,
-    find_resource,
-    mark_resource,
-    plan_scaling_signal,
 )
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

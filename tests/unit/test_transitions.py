@@ -12,7 +12,8 @@ from domain.actions import ActionName
 from domain.clusters import ClusterOperationRequest, ClusterStatus, RunningOperation
 from domain.errors import Conflict, NotFound
 from domain.nodes import NodeState
-from domain.stacks import StackAction, StackLock, StackOperation, StackOperationRequest, Status
+from domain.stack_requests import StackOperationRequest
+from domain.stacks import StackAction, StackLock, StackOperation, Status
 from tests.unit.test_cluster_rules import state as cluster
 from tests.unit.test_stack_rules import resource, stack
 

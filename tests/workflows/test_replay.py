@@ -24,7 +24,8 @@ from config.codec import CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
 from domain.clusters import ClusterOperationRequest
 from domain.lifecycle import LifecycleNote
-from domain.stacks import LockLevel, LockStackRequest, MarkResourceRequest, StackOperationRequest
+from domain.stack_requests import LockStackRequest, MarkResourceRequest, StackOperationRequest
+from domain.stacks import LockLevel
 from store.actions import ActionRecord
 from tests.workflows.support import Harness
 from tests.workflows.test_recovery_workflow import break_node, health_policy

@@ -10,16 +10,14 @@ from temporalio.client import WithStartWorkflowOperation, WorkflowHandle, Workfl
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 
-from domain.stacks import (
-    LockLevel,
+from domain.stack_requests import (
     LockStackRequest,
     MarkResourceRequest,
     ResourceSignalRequest,
     StackAccepted,
     StackOperationRequest,
-    StackSpec,
-    StackState,
 )
+from domain.stacks import LockLevel, StackSpec, StackState
 from store.events import EventRecord
 from store.stacks import StackRecord, StackResourceRecord
 from tests.support.eventually import eventually
