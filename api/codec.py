@@ -11,7 +11,7 @@ the UI's origins (`codec_cors_origins`) on `/codec` only.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Request
 from google.protobuf import json_format
@@ -27,17 +27,31 @@ from config.codec import EncryptionCodec, PayloadDecryptionError, is_encrypted
 from domain.errors import Forbidden, InvalidRequest
 
 CODEC_PREFIX = "/codec"
-MAX_PAYLOADS = 10_000
+#: The UI and the `temporal` CLI send one event's payloads at a time: a handful.
+MAX_PAYLOADS = 100
+MAX_METADATA = 32
+MAX_METADATA_VALUE = 1024
 
 router = APIRouter(prefix=CODEC_PREFIX, tags=["codec"], responses=ERROR_RESPONSES)
 
 
-class CodecPayloads(BaseModel):
-    """Temporal's `Payloads` in proto JSON: `metadata` values and `data` in base64."""
+class CodecPayload(BaseModel):
+    """One `temporal.api.common.v1.Payload` in proto JSON."""
 
     model_config = ConfigDict(extra="forbid")
 
-    payloads: list[dict[str, Any]] = Field(max_length=MAX_PAYLOADS)
+    metadata: dict[str, Annotated[str, Field(max_length=MAX_METADATA_VALUE)]] = Field(
+        default_factory=dict, max_length=MAX_METADATA, description="Values in base64"
+    )
+    data: str = Field("", description="Base64")
+
+
+class CodecPayloads(BaseModel):
+    """Temporal's `Payloads` in proto JSON, as the UI and `temporal` CLI send them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    payloads: list[CodecPayload] = Field(max_length=MAX_PAYLOADS)
 
 
 async def codec_caller(
@@ -64,23 +78,24 @@ def _parse(body: CodecPayloads, request: Request, namespace: str | None) -> Payl
     if namespace is not None and namespace != served:
         raise InvalidRequest(f"This codec server serves namespace {served!r}, not {namespace!r}.")
     try:
-        return json_format.ParseDict({"payloads": body.payloads}, Payloads())
+        return json_format.ParseDict(body.model_dump(), Payloads())
     except (json_format.ParseError, TypeError, ValueError) as err:
         raise InvalidRequest(f"Invalid payloads: {err}") from err
 
 
-def _answer(payloads: Payloads) -> dict[str, Any]:
-    return {"payloads": json_format.MessageToDict(payloads).get("payloads", [])}
+def _answer(payloads: Payloads) -> CodecPayloads:
+    as_json = json_format.MessageToDict(payloads)
+    return CodecPayloads.model_validate({"payloads": as_json.get("payloads", [])})
 
 
 CallerDep = Annotated[Caller | None, Depends(codec_caller)]
 NamespaceHeader = Annotated[str | None, Header(alias="X-Namespace")]
 
 
-@router.post("/encode")
+@router.post("/encode", response_model_exclude_defaults=True)
 async def encode_route(
     body: CodecPayloads, request: Request, _: CallerDep, namespace: NamespaceHeader = None
-) -> dict[str, Any]:
+) -> CodecPayloads:
     """Encrypt payloads with the current key (unchanged when encryption is off)."""
     payloads = _parse(body, request, namespace)
     codec: EncryptionCodec | None = request.app.state.codec
@@ -89,10 +104,10 @@ async def encode_route(
     return _answer(payloads)
 
 
-@router.post("/decode")
+@router.post("/decode", response_model_exclude_defaults=True)
 async def decode_route(
     body: CodecPayloads, request: Request, _: CallerDep, namespace: NamespaceHeader = None
-) -> dict[str, Any]:
+) -> CodecPayloads:
     """Decrypt encrypted payloads; plain ones come back unchanged."""
     payloads = _parse(body, request, namespace)
     codec: EncryptionCodec | None = request.app.state.codec

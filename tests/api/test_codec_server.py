@@ -131,8 +131,9 @@ async def test_refusals_carry_cors_headers_so_the_ui_can_show_them(
 @pytest.mark.parametrize(
     ("body", "headers", "message"),
     [
-        ({"payloads": [{"metadata": "x"}]}, ADMIN, "Invalid payloads"),
-        ({"payloads": [{"nope": 1}]}, ADMIN, "Invalid payloads"),
+        ({"payloads": [{"metadata": "x"}]}, ADMIN, "Invalid value for 'payloads.0.metadata'"),
+        ({"payloads": [{"nope": 1}]}, ADMIN, "Unknown key 'payloads.0.nope'"),
+        ({"payloads": [{"data": "a"}]}, ADMIN, "Invalid payloads"),
         ({"payload": []}, ADMIN, "Unknown key"),
         ({"payloads": []}, {**ADMIN, "X-Namespace": "other"}, "serves namespace 'default'"),
     ],
