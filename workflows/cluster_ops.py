@@ -22,10 +22,14 @@ with workflow.unsafe.imports_passed_through():
 
 #: Nodes handled at once; keeps pending activities far below Temporal's 2,000.
 BATCH_SIZE = 100
+#: Cloud calls are idempotent (a retried create adopts the server it made), so retrying
+#: is always safe. 20 attempts (~8 minutes of back-off) outlast a cloud failing 30 % of
+#: calls: a create attempt (lookup + POST) fails about half the time, and 10 attempts
+#: left ~1 create in 1,000 in ERROR (0.5^10), 20 leave ~1 in a million.
 CLOUD_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
     maximum_interval=timedelta(seconds=30),
-    maximum_attempts=10,
+    maximum_attempts=20,
 )
 #: Waiting for a server: poll by retrying the activity (no history per attempt).
 POLL_RETRY = RetryPolicy(
