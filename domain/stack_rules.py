@@ -55,7 +55,9 @@ def ensure_can_start(state: StackState, action: StackAction) -> None:
     if action == StackAction.RESUME and not (
         state.suspended or state.action == StackAction.SUSPEND
     ):
-        raise Conflict(f"Stack {name} is {state.state}: only a suspended stack can be resumed.")
+        raise Conflict(
+            f"Stack {name} is {state.stack_status}: only a suspended stack can be resumed."
+        )
     if action == StackAction.SUSPEND and state.suspended:
         raise Conflict(f"Stack {name} is already suspended.")
 
@@ -63,7 +65,7 @@ def ensure_can_start(state: StackState, action: StackAction) -> None:
 def _failed_lock_message(state: StackState) -> str:
     also = "lock, " if state.action == StackAction.LOCK else ""
     return (
-        f"Stack {state.spec.name} is {state.state}: only {also}unlock and delete are "
+        f"Stack {state.spec.name} is {state.stack_status}: only {also}unlock and delete are "
         f"allowed; unlock it first."
     )
 
@@ -81,7 +83,7 @@ def ensure_can_lock(state: StackState) -> None:
         StackAction.DELETE,
     ):
         return
-    raise Conflict(f"Stack {name} cannot be locked while it is {state.state}.")
+    raise Conflict(f"Stack {name} cannot be locked while it is {state.stack_status}.")
 
 
 def ensure_can_unlock(state: StackState, *, by_parent: bool = False) -> None:
@@ -98,15 +100,15 @@ def ensure_can_unlock(state: StackState, *, by_parent: bool = False) -> None:
         raise Conflict(
             f"Stack {name} is locked with its parent stack {lock.parent_id}; unlock that one."
         )
-    if state.state not in ("LOCK_COMPLETE", "LOCK_FAILED", "UNLOCK_FAILED"):
-        raise Conflict(f"Stack {name} is not locked (it is {state.state}).")
+    if state.stack_status not in ("LOCK_COMPLETE", "LOCK_FAILED", "UNLOCK_FAILED"):
+        raise Conflict(f"Stack {name} is not locked (it is {state.stack_status}).")
 
 
 def ensure_can_cancel_update(state: StackState) -> None:
     """cancel_update only means something while an update runs."""
     if state.busy is None or state.busy.action != StackAction.UPDATE:
         raise Conflict(
-            f"Cancelling update when stack is {state.state} is not allowed; "
+            f"Cancelling update when stack is {state.stack_status} is not allowed; "
             f"it must be UPDATE_IN_PROGRESS."
         )
 

@@ -193,7 +193,7 @@ def mark_resource(
                 "updated_at": at,
             }
         )
-    if resource.state != "CHECK_FAILED":
+    if resource.resource_status != "CHECK_FAILED":
         return None
     return resource.model_copy(
         update={

@@ -87,7 +87,7 @@ class ResourceState(BaseModel):
     updated_at: datetime
 
     @property
-    def state(self) -> str:
+    def resource_status(self) -> str:
         """`ACTION_STATUS`, as the API shows it."""
         return f"{self.action.value}_{self.status.value}"
 
@@ -149,7 +149,7 @@ class StackState(BaseModel):
     updated_at: datetime | None = None
 
     @property
-    def state(self) -> str:
+    def stack_status(self) -> str:
         """`ACTION_STATUS`, as the API shows it."""
         return f"{self.action.value}_{self.status.value}"
 

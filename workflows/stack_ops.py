@@ -150,7 +150,7 @@ class StackOperationWorkflow(StackWalk):
                 # Nested stacks are always visited: their own update replaces failed
                 # members (a group keeps their names) and is a no-op otherwise.
                 self.force_update.add(r.name)
-            if nested and r.state == "CHECK_FAILED" and not r.marked:
+            if nested and r.resource_status == "CHECK_FAILED" and not r.marked:
                 self.force_update.add(r.name)
                 status = Status.COMPLETE.value
             current[r.name] = CurrentResource(

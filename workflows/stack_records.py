@@ -149,7 +149,7 @@ def show(state: StackState) -> None:
     failed = sorted(r.name for r in state.resources.values() if r.failed)
     unhealthy = f" · {len(failed)} failed resource(s): {', '.join(failed[:5])}" if failed else ""
     workflow.set_current_details(
-        f"Stack **{state.spec.name}** is {state.state} with {len(state.resources)} "
+        f"Stack **{state.spec.name}** is {state.stack_status} with {len(state.resources)} "
         f"resource(s){lock}{unhealthy}\n\n{state.status_reason}"
     )
-    workflow.upsert_search_attributes([WARDEN_STATUS.value_set(state.state)])
+    workflow.upsert_search_attributes([WARDEN_STATUS.value_set(state.stack_status)])

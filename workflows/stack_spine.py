@@ -117,7 +117,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
                 workflow.logger.info(
                     "cancel of stack %s not delivered: %s", self.state.spec.stack_id, err
                 )
-            return StackAccepted(action_id=action_id, stack_status=self.state.state)
+            return StackAccepted(action_id=action_id, stack_status=self.state.stack_status)
 
     async def scale(self, op: StackOp, req: ResourceSignalRequest) -> StackAccepted:
         """A scaling policy's signal: resize its group by an update, or record why not."""
@@ -167,7 +167,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
                 events=[resource_event(spec, changed, changed.status_reason, action_id)],
             )
             write = record_now if workflow.patched("mark-local-record") else record
-            await write(changes, summary=f"mark {changed.name} {changed.state}")
+            await write(changes, summary=f"mark {changed.name} {changed.resource_status}")
             show(self.state)
             return self._answer_again(op, action_id)
 
@@ -215,7 +215,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         await write(changes, summary=f"accept {op.action.value}")
         show(self.state)
         self.pending = op
-        return StackAccepted(action_id=op.action_id, stack_status=self.state.state)
+        return StackAccepted(action_id=op.action_id, stack_status=self.state.stack_status)
 
     # ---- execution (the main loop) ----
 
@@ -346,7 +346,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             op.action_id,
             ACTION_NAMES[op.action],
             ActionStatus.SUCCEEDED if ok and not op_error else ActionStatus.FAILED,
-            reason=f"{op_error} ({state.state})" if op_error else state.status_reason,
+            reason=f"{op_error} ({state.stack_status})" if op_error else state.status_reason,
         )
         return ChangeSet(
             stacks=[] if deleted or not final else [stack_snapshot(state)],
@@ -362,7 +362,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             action_id=op.action_id,
             ok=ok,
             reason=s.status_reason,
-            stack_status=s.state,
+            stack_status=s.stack_status,
             outputs=s.outputs,
             failed=sorted(r.name for r in s.resources.values() if r.failed),
             size=len(s.resources),
@@ -394,7 +394,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
     def _answer_again(
         self, op: Operation[Any, Any, StackAccepted], action_id: str
     ) -> StackAccepted:
-        return StackAccepted(action_id=action_id, stack_status=self.state.state)
+        return StackAccepted(action_id=action_id, stack_status=self.state.stack_status)
 
     async def _signal_refused(self, op: Operation[Any, Any, Any], req: Any, reason: str) -> None:
         """Record the refusal; a parent's operation waiting on this stack is told too."""
@@ -405,7 +405,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
                 action_id=req.action_id or "",
                 ok=False,
                 reason=reason,
-                stack_status=self.state.state,
+                stack_status=self.state.stack_status,
             )
             await self._notify(notify, refused)
         workflow.logger.warning(

@@ -147,7 +147,7 @@ def test_mark_rules() -> None:
     vm = resource("vm")
     marked = mark_resource(vm, MarkResourceRequest(resource_name="vm", mark_unhealthy=True), T0)
     assert marked is not None
-    assert (marked.state, marked.status_reason, marked.marked) == (
+    assert (marked.resource_status, marked.status_reason, marked.marked) == (
         "CHECK_FAILED",
         DEFAULT_UNHEALTHY_REASON,
         True,
@@ -155,7 +155,7 @@ def test_mark_rules() -> None:
     clear = MarkResourceRequest(resource_name="vm", mark_unhealthy=False)
     assert mark_resource(vm, clear, T0) is None  # false on a healthy resource: no change
     cleared = mark_resource(marked, clear, T0)
-    assert cleared is not None and cleared.state == "CHECK_COMPLETE"
+    assert cleared is not None and cleared.resource_status == "CHECK_COMPLETE"
     deleting = resource("vm", action=StackAction.DELETE, status=Status.IN_PROGRESS)
     mark = MarkResourceRequest(resource_name="vm", mark_unhealthy=True)
     assert mark_resource(deleting, mark, T0) is None

@@ -27,7 +27,7 @@ def test_an_accepted_operation_makes_the_stack_busy_and_in_progress() -> None:
 
     after = stacks.accepted(stack(StackAction.CREATE, Status.COMPLETE), op, req, "go", NOW)
 
-    assert (after.state, after.status_reason, after.busy) == ("UPDATE_IN_PROGRESS", "go", op)
+    assert (after.stack_status, after.status_reason, after.busy) == ("UPDATE_IN_PROGRESS", "go", op)
     assert (after.timeout_mins, after.disable_rollback, after.updated_at) == (5, False, NOW)
 
 
@@ -44,7 +44,7 @@ def test_a_failed_update_keeps_its_template_so_the_next_update_redoes_what_it_mi
         now=NOW,
     )
 
-    assert (after.state, after.status_reason) == ("UPDATE_FAILED", "vm: boom")
+    assert (after.stack_status, after.status_reason) == ("UPDATE_FAILED", "vm: boom")
     assert (after.template, after.outputs, after.busy) == (TEMPLATE, {"ip": "x"}, None)
 
 
