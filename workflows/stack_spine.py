@@ -35,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.search_attributes import warden_attributes
     from workflows.spine import EntityWorkflow
     from workflows.stack_messages import NESTED_FINISHED, NestedOutcome, StackInput
+    from workflows.stack_op_inputs import nested_outcome, operation_input, rollback_input
     from workflows.stack_ops import (
         EMPTY_TEMPLATE,
         StackOperationWorkflow,
@@ -232,13 +233,13 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             ),
             summary=f"start {op.action.value}",
         )
-        result = await self._run_child(op, op.action, self._op_input(op))
+        result = await self._run_child(op, op.action, operation_input(self.state, op))
         rolls_back = self.cancelled or not self.state.disable_rollback
         if result.error and op.action in (StackAction.CREATE, StackAction.UPDATE) and rolls_back:
             previous = (self.state.template, self.state.parameters)
             await self._finish(op, op.action, result, final=False)
             failed_because = self.state.status_reason
-            rollback = self._rollback_input(op, previous)
+            rollback = rollback_input(self.state, op, previous)
             result = await self._run_child(op, StackAction.ROLLBACK, rollback)
             self.state = self.state.model_copy(
                 update={"template": previous[0], "parameters": previous[1]}
@@ -248,38 +249,6 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             )
             return
         await self._finish(op, op.action, result, final=True)
-
-    def _op_input(self, op: StackOperation) -> StackOpInput:
-        s = self.state
-        return StackOpInput(
-            spec=s.spec,
-            action_id=op.action_id,
-            action=op.action,
-            template=op.template if op.template is not None else s.template,
-            parameters=op.parameters if op.parameters is not None else s.parameters,
-            old_template=s.template,
-            old_parameters=s.parameters,
-            resources=s.resources,
-            lock=op.lock or s.lock,
-            group_sizes=op.group_sizes,
-            timeout_s=s.timeout_mins * 60 if s.timeout_mins else None,
-        )
-
-    def _rollback_input(
-        self, op: StackOperation, previous: tuple[dict[str, Any], dict[str, Any]]
-    ) -> StackOpInput:
-        """Back to the template before the operation (an empty one after a failed create)."""
-        s = self.state
-        return StackOpInput(
-            spec=s.spec,
-            action_id=op.action_id,
-            action=StackAction.ROLLBACK,
-            template=previous[0],
-            parameters=previous[1],
-            old_template=op.template or {},
-            old_parameters=op.parameters or {},
-            resources=s.resources,
-        )
 
     async def _run_child(
         self, op: StackOperation, action: StackAction, inp: StackOpInput
@@ -333,7 +302,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         )
         show(self.state)
         if final and op.notify:
-            await self._notify(op.notify, self._outcome(op, ok and not op_error))
+            await self._notify(op.notify, nested_outcome(self.state, op, ok and not op_error))
 
     def _finish_changes(
         self, op: StackOperation, ok: bool, final: bool, op_error: str
@@ -353,20 +322,6 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             deleted_stacks=[state.spec.stack_id] if deleted else [],
             actions=[action] if final else [],
             events=[stack_event(state, state.status_reason, op.action_id)],
-        )
-
-    def _outcome(self, op: StackOperation, ok: bool) -> NestedOutcome:
-        s = self.state
-        return NestedOutcome(
-            stack_id=s.spec.stack_id,
-            action_id=op.action_id,
-            ok=ok,
-            reason=s.status_reason,
-            stack_status=s.stack_status,
-            outputs=s.outputs,
-            failed=sorted(r.name for r in s.resources.values() if r.failed),
-            size=len(s.resources),
-            refs={r.name: r.physical_id for r in s.resources.values()},
         )
 
     async def _notify(self, target: str, outcome: NestedOutcome) -> None:
