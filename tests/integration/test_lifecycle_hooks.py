@@ -171,8 +171,8 @@ async def test_webhook_consumer_completes_the_hook_and_the_node_is_deleted(
         received = (await app.get("/received")).json()
         mine = [r for r in received if r["message"]["node_id"] == victim["id"]]
         assert mine and mine[0]["state"] == "completed"
-    # DESIGN §8: the webhook secret never enters workflow history (the delivery
-    # activity looks it up by policy id); check every workflow this scale-in ran.
+    # docs/api-contract.md §Reliability: the webhook secret never enters workflow history
+    # (the delivery activity looks it up by policy id); check every workflow this scale-in ran.
     parent = scaled.headers["Location"].rsplit("/", 1)[-1]
     for workflow_id in (
         f"cluster:{cluster_id}",
