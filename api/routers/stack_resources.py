@@ -10,7 +10,7 @@ from sqlmodel import Session
 from api.auth import CallerDep, WriterDep, same_project
 from api.deps import DbDep, TemporalDep
 from api.schemas.common import ERROR_RESPONSES
-from api.schemas.stacks import (
+from api.schemas.stack_parts import (
     MarkUnhealthyBody,
     OutputEnvelope,
     OutputList,
@@ -22,8 +22,8 @@ from api.schemas.stacks import (
     StackEventEnvelope,
     StackEventList,
     StackEventPublic,
-    StackOutput,
 )
+from api.schemas.stacks import StackOutput
 from api.stacks import find_stack, new_action_id, send_stack_update
 from api.urls import api_base
 from domain.errors import NotFound
