@@ -5,6 +5,7 @@
     BENCH_SCALE_IN_SIZES=100 uv run python -m bench scale_in
     BENCH_HEALTH_SIZES=100,500 uv run python -m bench health
     uv run python -m bench stacks         # stack create and round trips (issue 4)
+    uv run python -m bench server_creates # 2,000 creates on a 30 % 5xx cloud (issue 18)
 
 Benchmarks run against real processes; none of this is part of `make test`. Running
 a subset keeps the other benchmarks' last results in latest.json / latest.md.
@@ -19,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench import cloud, health, scale_in, stacks
+from bench import cloud, health, scale_in, server_creates, stacks
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -29,6 +30,7 @@ BENCHMARKS: dict[str, tuple[Callable[[], Awaitable[dict[str, Any]]], Callable[..
     "scale_in": (scale_in.run, scale_in.table),
     "health": (health.run, health.table),
     "stacks": (stacks.run, stacks.table),
+    "server_creates": (server_creates.run, server_creates.table),
 }
 
 
