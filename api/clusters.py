@@ -10,7 +10,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 
 from api.auth import Caller
 from api.deps import Database
-from api.schemas.clusters import ClusterBody, PolicyAttachBody, PolicyDetachBody
+from api.schemas.clusters import ClusterBody, ClusterUpdateBody, PolicyAttachBody, PolicyDetachBody
 from api.temporal import TemporalGateway
 from domain.clusters import (
     AttachedPolicy,
@@ -147,3 +147,16 @@ async def detach_request(
 def parse_stored_policy(spec: dict[str, Any]) -> ParsedPolicy:
     """A stored (already validated) policy spec, parsed again for its type's rules."""
     return parse_policy_spec(spec, min_interval=1)
+
+
+async def update_request(
+    db: Database, caller: Caller, body: ClusterUpdateBody
+) -> ClusterOperationRequest:
+    """The new profile, resolved and sent with its spec (400 when none or unknown)."""
+    if body.profile_id is None:
+        raise InvalidRequest("cluster.profile_id: required (Warden updates a cluster's profile)")
+    profile: ProfileRecord | None = await db.run(get_profile, caller.project_id, body.profile_id)
+    if profile is None:
+        raise InvalidRequest(f"The specified profile '{body.profile_id}' could not be found.")
+    params = {"profile_id": profile.id, "profile": profile.spec, "profile_name": profile.name}
+    return ClusterOperationRequest(action_id=new_action_id(), params=params)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from domain.actions import ActionName
+from domain.cluster_update import plan_update
 from domain.clusters import (
     ClusterOperationRequest,
     ClusterState,
@@ -49,6 +51,8 @@ def may_start(name: ActionName) -> Callable[[ClusterState, ClusterOperationReque
             plan_recover(state, req.params)
         if name == ActionName.NODE_CHECK:
             checked_nodes(state, req.params)
+        if name == ActionName.CLUSTER_UPDATE:
+            plan_update(state, req.params)
 
     return rule
 
@@ -129,6 +133,12 @@ def finished(
             "created": state.created or name == ActionName.CLUSTER_CREATE,
         }
     )
+
+
+def with_profile(state: ClusterState, profile_id: str, profile: dict[str, Any]) -> ClusterState:
+    """The cluster on a new profile (after an update rolled every node onto it)."""
+    spec = state.spec.model_copy(update={"profile_id": profile_id})
+    return state.model_copy(update={"spec": spec, "profile": profile})
 
 
 def takes_health_verdict(state: ClusterState) -> bool:

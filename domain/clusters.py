@@ -31,6 +31,7 @@ class ClusterStatus(StrEnum):
 LOCK_GUARDED = frozenset(
     {
         ActionName.CLUSTER_DELETE,
+        ActionName.CLUSTER_UPDATE,
         ActionName.CLUSTER_SCALE_OUT,
         ActionName.CLUSTER_SCALE_IN,
         ActionName.CLUSTER_RESIZE,
@@ -45,6 +46,7 @@ LOCK_GUARDED = frozenset(
 RUNNING_STATUS: dict[ActionName, ClusterStatus] = {
     ActionName.CLUSTER_CREATE: ClusterStatus.CREATING,
     ActionName.CLUSTER_DELETE: ClusterStatus.DELETING,
+    ActionName.CLUSTER_UPDATE: ClusterStatus.UPDATING,
     ActionName.CLUSTER_SCALE_OUT: ClusterStatus.RESIZING,
     ActionName.CLUSTER_SCALE_IN: ClusterStatus.RESIZING,
     ActionName.CLUSTER_RESIZE: ClusterStatus.RESIZING,

@@ -17,6 +17,7 @@ from typing import Any, Final, Literal, Self
 
 from pydantic import ValidationError, model_validator
 
+from domain.batch_policy import BatchPolicyProperties
 from domain.deletion_policy import DeletionPolicyProperties
 from domain.errors import InvalidRequest
 from domain.health_policy import NOVA_SERVER, DetectionType, HealthPolicyProperties
@@ -30,12 +31,20 @@ class PolicyType(StrEnum):
 
     DELETION = "senlin.policy.deletion"
     HEALTH = "senlin.policy.health"
+    BATCH = "senlin.policy.batch"
 
 
-PolicyProperties = DeletionPolicyProperties | HealthPolicyProperties
-_MODELS: dict[PolicyType, type[DeletionPolicyProperties] | type[HealthPolicyProperties]] = {
+PolicyProperties = DeletionPolicyProperties | HealthPolicyProperties | BatchPolicyProperties
+_MODELS: dict[PolicyType, type[PolicyProperties]] = {
     PolicyType.DELETION: DeletionPolicyProperties,
     PolicyType.HEALTH: HealthPolicyProperties,
+    PolicyType.BATCH: BatchPolicyProperties,
+}
+#: The spec version each type accepts (Senlin's batch policy never went past 1.0).
+_VERSIONS: dict[PolicyType, str] = {
+    PolicyType.DELETION: SUPPORTED_VERSION,
+    PolicyType.HEALTH: SUPPORTED_VERSION,
+    PolicyType.BATCH: "1.0",
 }
 
 
@@ -43,8 +52,8 @@ class ParsedPolicy(SpecModel):
     """A validated policy spec."""
 
     type: PolicyType
-    version: Literal["1.1"] = SUPPORTED_VERSION
-    properties: DeletionPolicyProperties | HealthPolicyProperties
+    version: Literal["1.0", "1.1"] = SUPPORTED_VERSION
+    properties: DeletionPolicyProperties | HealthPolicyProperties | BatchPolicyProperties
 
     @model_validator(mode="after")
     def _properties_fit_type(self) -> Self:
@@ -95,7 +104,7 @@ def parse_policy_spec(
         props = _MODELS[policy_type].model_validate(dict(properties), context=context)
     except ValidationError as exc:
         raise InvalidRequest(describe_validation_error(exc, "spec.properties")) from None
-    return ParsedPolicy(type=policy_type, version=SUPPORTED_VERSION, properties=props)
+    return ParsedPolicy(type=policy_type, version=_VERSIONS[policy_type], properties=props)
 
 
 def _policy_type(value: Any) -> PolicyType:
@@ -117,10 +126,10 @@ def _check_version(value: Any, policy_type: PolicyType) -> None:
     text = (
         str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) else ""
     )
-    if text != SUPPORTED_VERSION:
+    if text != _VERSIONS[policy_type]:
         raise InvalidRequest(
             f"spec.version: unsupported version {value!r} of {policy_type}; "
-            f"expected {SUPPORTED_VERSION}"
+            f"expected {_VERSIONS[policy_type]}"
         )
 
 

@@ -12,6 +12,7 @@ from activities.nodes import NodeActivities
 from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
 from workflows.cluster_ops import ClusterCheckWorkflow, ClusterCreateWorkflow, ClusterDeleteWorkflow
+from workflows.cluster_update import ClusterUpdateWorkflow
 from workflows.clusters import ClusterWorkflow
 from workflows.health import HealthManagerWorkflow
 from workflows.node_deletion import NodeDeletionWorkflow
@@ -24,6 +25,7 @@ WORKFLOWS: Sequence[type] = (
     ClusterWorkflow,
     ClusterCreateWorkflow,
     ClusterCheckWorkflow,
+    ClusterUpdateWorkflow,
     ClusterDeleteWorkflow,
     ScaleInWorkflow,
     NodeDeletionWorkflow,

@@ -14,6 +14,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionName
     from domain.cluster_transitions import checked_nodes
+    from domain.cluster_update import UpdatePlan
     from domain.clusters import ClusterState, RunningOperation
     from domain.membership import deletion_settings, plan_recover
     from domain.nodes import NodeState
@@ -23,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
         ClusterDeleteWorkflow,
         NodesOperationInput,
     )
+    from workflows.cluster_update import ClusterUpdateInput, ClusterUpdateWorkflow
     from workflows.recovery import ClusterRecoverInput, ClusterRecoverWorkflow
     from workflows.scale_in import ScaleInInput, ScaleInWorkflow
 
@@ -81,6 +83,8 @@ def child_for(state: ClusterState, op: RunningOperation, ctx: ClusterContext) ->
         )
     if op.name == ActionName.CLUSTER_RECOVER:
         return _recover_child(state, op)
+    if op.name == ActionName.CLUSTER_UPDATE:
+        return _update_child(state, op, ctx)
     if op.name in (ActionName.CLUSTER_CHECK, ActionName.NODE_CHECK):
         checked = checked_nodes(state, op.params)
         arg = base.model_copy(update={"nodes": checked})
@@ -126,6 +130,34 @@ def _recover_child(state: ClusterState, op: RunningOperation) -> ChildPlan | Non
     return ChildPlan(ClusterRecoverWorkflow.run, arg, _summary(state, op, nodes))
 
 
+def _update_child(state: ClusterState, op: RunningOperation, ctx: ClusterContext) -> ChildPlan:
+    plan, spec = UpdatePlan.model_validate(op.params), state.spec
+    arg = ClusterUpdateInput(
+        project_id=spec.project_id,
+        cluster_id=spec.cluster_id,
+        cluster_name=spec.name,
+        action_id=op.action_id,
+        profile_id=plan.profile_id,
+        profile=plan.profile,
+        nodes=state.nodes,
+        batches=plan.batches,
+        pause_time_s=plan.pause_time_s,
+        first_index=plan.first_index,
+        deletion=deletion_settings(state),
+        complete_url=_complete_url(ctx, spec.cluster_id),
+        server_poll_interval_s=ctx.server_poll_interval_s,
+    )
+    summary = (
+        f"update cluster {spec.name}: {len(state.nodes)} node(s) in {len(plan.batches)} batch(es)"
+    )
+    return ChildPlan(ClusterUpdateWorkflow.run, arg, summary)
+
+
+def _complete_url(ctx: ClusterContext, cluster_id: str) -> str:
+    """Where apps complete lifecycle hooks of this cluster's removals."""
+    return f"{ctx.api_url.rstrip('/')}/v1/clusters/{cluster_id}/actions"
+
+
 def _scale_in_input(state: ClusterState, op: RunningOperation, ctx: ClusterContext) -> ScaleInInput:
     spec = state.spec
     return ScaleInInput(
@@ -136,7 +168,7 @@ def _scale_in_input(state: ClusterState, op: RunningOperation, ctx: ClusterConte
         action_name=op.name,
         victims=nodes_of(state, op.victim_ids),
         deletion=deletion_settings(state),
-        complete_url=f"{ctx.api_url.rstrip('/')}/v1/clusters/{spec.cluster_id}/actions",
+        complete_url=_complete_url(ctx, spec.cluster_id),
         server_poll_interval_s=ctx.server_poll_interval_s,
     )
 

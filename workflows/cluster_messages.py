@@ -73,6 +73,10 @@ class ClusterOperations:
     check: Final = _child(
         "check", ActionName.CLUSTER_CHECK, "Refresh node statuses from the cloud."
     )
+    update: Final = _child(
+        "update", ActionName.CLUSTER_UPDATE,
+        "Roll every node onto a new profile, in the batch policy's batches (failed first).",
+    )  # fmt: skip
     check_node: Final = _child(
         "check_node", ActionName.NODE_CHECK,
         "Refresh the status of the nodes in `params['nodes']` (Senlin's node check).",

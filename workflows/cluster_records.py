@@ -22,6 +22,7 @@ CHILD_OPERATIONS = frozenset(
         ActionName.CLUSTER_CREATE,
         ActionName.CLUSTER_CHECK,
         ActionName.NODE_CHECK,
+        ActionName.CLUSTER_UPDATE,
         ActionName.CLUSTER_DELETE,
         ActionName.CLUSTER_SCALE_OUT,
         ActionName.CLUSTER_SCALE_IN,

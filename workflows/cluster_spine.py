@@ -18,6 +18,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from domain import cluster_transitions as transitions
     from domain.actions import ActionName, ActionStatus
+    from domain.cluster_update import UpdatePlan, plan_update
     from domain.clusters import (
         RUNNING_STATUS,
         ClusterOperationRequest,
@@ -158,6 +159,8 @@ class ClusterSpine(ClusterHealthLink):
             return self._plan_membership(op, req)
         if op.name in (ActionName.CLUSTER_RECOVER, ActionName.NODE_CHECK):
             return op.model_copy(update={"params": dict(req.params)})
+        if op.name == ActionName.CLUSTER_UPDATE:
+            return self._plan_update(op, req)
         return op
 
     def _plan_create(self, op: RunningOperation) -> RunningOperation:
@@ -194,6 +197,13 @@ class ClusterSpine(ClusterHealthLink):
         return op.model_copy(
             update={"new_node_ids": tuple(n.node_id for n in nodes), "victim_ids": tuple(victims)}
         )
+
+    def _plan_update(self, op: RunningOperation, req: ClusterOperationRequest) -> RunningOperation:
+        """Batches decided now (replay-safe); one name index reserved per replacement."""
+        plan = plan_update(self.state, req.params)
+        reserved = self.state.next_index + len(self.state.nodes)
+        self.state = self.state.model_copy(update={"next_index": reserved})
+        return op.model_copy(update={"params": plan.model_dump(mode="json")})
 
     def _new_nodes(self, count: int) -> list[NodeState]:
         spec, now, first = self.state.spec, workflow.now(), self.state.next_index
@@ -250,6 +260,9 @@ class ClusterSpine(ClusterHealthLink):
             ok, reason = ok and not result.error, reason or result.error
             nodes = self._merged(result)
         self.state = transitions.finished(self.state, op.name, ok, reason, nodes)
+        if ok and op.name == ActionName.CLUSTER_UPDATE:
+            plan = UpdatePlan.model_validate(op.params)
+            self.state = transitions.with_profile(self.state, plan.profile_id, plan.profile)
         # Idle from here: the final write below lands before the caller sees SUCCEEDED,
         # and an update arriving with that write's completion must not find us busy.
         self.pending = None
@@ -271,10 +284,12 @@ class ClusterSpine(ClusterHealthLink):
         await self._changed()
 
     def _merged(self, result: NodesOperationResult) -> list[NodeState]:
-        """Nodes after a child: touched ones replaced, removed ones dropped."""
+        """Nodes after a child: touched ones replaced, new ones added, removed ones dropped."""
         touched = {n.node_id: n for n in result.nodes}
         removed = set(result.removed)
-        return [touched.get(n.node_id, n) for n in self.state.nodes if n.node_id not in removed]
+        known = {n.node_id for n in self.state.nodes}
+        kept = [touched.get(n.node_id, n) for n in self.state.nodes if n.node_id not in removed]
+        return kept + [n for n in result.nodes if n.node_id not in known | removed]
 
     # ---- inline operations ----
 

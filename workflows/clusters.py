@@ -31,6 +31,7 @@ class ClusterWorkflow(ClusterSpine):
     create = update_handler(Ops.create, ClusterSpine.accept)
     check, check_signal = update_and_signal(Ops.check, ClusterSpine.accept)
     check_node, check_node_signal = update_and_signal(Ops.check_node, ClusterSpine.accept)
+    update, update_signal = update_and_signal(Ops.update, ClusterSpine.accept)
     delete, delete_signal = update_and_signal(Ops.delete, ClusterSpine.accept)
     scale_out, scale_out_signal = update_and_signal(Ops.scale_out, ClusterSpine.accept)
     scale_in, scale_in_signal = update_and_signal(Ops.scale_in, ClusterSpine.accept)

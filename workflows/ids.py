@@ -32,6 +32,11 @@ def cluster_operation(cluster_id: str, action_id: str) -> str:
     return f"cluster-op:{cluster_id}:{action_id}"
 
 
+def cluster_update_step(cluster_id: str, action_id: str, batch: int, step: str) -> str:
+    """One step (`create` or `remove`) of one batch of a cluster update."""
+    return f"{cluster_operation(cluster_id, action_id)}:batch-{batch}:{step}"
+
+
 def health_manager(cluster_id: str) -> str:
     """The health manager watching a cluster (not a child: it outlives operations)."""
     return f"health:{cluster_id}"

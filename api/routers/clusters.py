@@ -15,6 +15,7 @@ from api.clusters import (
     find_cluster,
     new_action_id,
     send_cluster_update,
+    update_request,
 )
 from api.deps import DbDep, TemporalDep
 from api.lifecycle import signal_lifecycle
@@ -26,6 +27,7 @@ from api.schemas.clusters import (
     ClusterEnvelope,
     ClusterList,
     ClusterPublic,
+    ClusterUpdate,
     LifecycleBody,
     LockBody,
     MarkUnhealthyRequest,
@@ -139,6 +141,29 @@ async def create_cluster_route(
     cluster_id, accepted = await create_cluster(db, temporal, caller, body.cluster)
     view = await db.run(_cluster_view, caller.project_id, cluster_id)
     if view is None:  # the accepting update writes the row first; this is a broken invariant
+        raise NotFound(f"The cluster '{cluster_id}' could not be found.")
+    response.headers["Location"] = action_location(http_request, accepted.action_id)
+    return ClusterEnvelope(cluster=view, action=accepted.action_id)
+
+
+@router.patch(
+    "/clusters/{cluster_id}", status_code=status.HTTP_202_ACCEPTED, response_model=ClusterEnvelope
+)
+async def update_cluster_route(
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    cluster_id: ClusterId,
+    body: ClusterUpdate,
+    http_request: Request,
+    response: Response,
+) -> ClusterEnvelope:
+    """Roll every node onto a new profile (CLUSTER_UPDATE, in the batch policy's batches)."""
+    record = await find_cluster(db, caller, cluster_id)
+    request = await update_request(db, caller, body.cluster)
+    accepted = await send_cluster_update(temporal, record, Ops.update, request)
+    view = await db.run(_cluster_view, caller.project_id, record.id)
+    if view is None:  # deleted in between: the update was refused before this
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")
     response.headers["Location"] = action_location(http_request, accepted.action_id)
     return ClusterEnvelope(cluster=view, action=accepted.action_id)

@@ -43,6 +43,34 @@ class ClusterCreate(StrictModel):
     cluster: ClusterBody
 
 
+class ClusterUpdateBody(StrictModel):
+    """The inside of `PATCH /v1/clusters/{id}` `{"cluster": {...}}`: a new profile.
+
+    The openstack CLI sends every field it knows, null (or false) unless asked; Warden
+    updates the profile only, so a value for anything else is refused.
+    """
+
+    profile_id: str | None = Field(None, min_length=1, max_length=255)
+    profile_only: bool | None = None
+    name: str | None = Field(None, max_length=255)
+    metadata: dict[str, str] | None = Field(None, max_length=64)
+    timeout: int | None = Field(None, ge=0, le=86_400)
+    config: dict[str, Any] | None = Field(None, max_length=64)
+
+    @field_validator("profile_only", "name", "metadata", "timeout", "config")
+    @classmethod
+    def _not_supported(cls, value: object) -> object:
+        if value:
+            raise ValueError("not supported by Warden's cluster update: only profile_id is")
+        return value
+
+
+class ClusterUpdate(StrictModel):
+    """`PATCH /v1/clusters/{cluster_id}`."""
+
+    cluster: ClusterUpdateBody
+
+
 class EmptyBody(StrictModel):
     """`{}` for actions without parameters."""
 
