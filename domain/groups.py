@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from domain.deletion_policy import DeletionCriteria
 from domain.errors import InvalidRequest
@@ -22,6 +22,8 @@ from domain.scaling import AdjustmentType, calculate_desired, truncate_desired
 from domain.victims import VictimCandidate, order_victims
 
 GROUP_TEMPLATE_VERSION = "2021-04-16"
+#: The group attribute holding what the group reads of each member (`member_view`).
+MEMBERS: Final = "members"
 #: Heat's spelling of adjustment types, mapped onto the shared arithmetic.
 ADJUSTMENTS = {
     "change_in_capacity": AdjustmentType.CHANGE_IN_CAPACITY,
@@ -37,6 +39,11 @@ class GroupSpec(BaseModel):
 
     member: dict[str, Any]
     size: int
+    #: OS::Heat::ResourceGroup: members are named "0", "1", … and this variable is
+    #: replaced by the member's name in its properties.
+    index_var: str | None = None
+    #: Names removed first and never used again (ResourceGroup's removal_policies).
+    skip: list[str] = Field(default_factory=list)
 
 
 class GroupMember(BaseModel):
@@ -84,6 +91,74 @@ def group_template(member: Mapping[str, Any], names: Sequence[str]) -> dict[str,
         "heat_template_version": GROUP_TEMPLATE_VERSION,
         "resources": {name: dict(member) for name in names},
     }
+
+
+def indexed_members(members: Sequence[GroupMember], size: int, skip: Sequence[str]) -> list[str]:
+    """ResourceGroup's member names after resizing to `size`, in index order.
+
+    Skipped names go first, then failed members (CHECK_FAILED included), then the
+    highest indexes; new members take the lowest indexes neither used nor skipped.
+    """
+    if size < 0:
+        raise InvalidRequest(f"A resource group cannot have {size} members.")
+    banned = set(skip)
+    kept = [m for m in members if m.name not in banned]
+    excess = len(kept) - size
+    if excess > 0:
+        ranked = sorted(kept, key=lambda m: (not m.failed, -_index_of(m.name), m.name))
+        victims = {m.name for m in ranked[:excess]}
+        kept = [m for m in kept if m.name not in victims]
+    names = [m.name for m in kept]
+    taken = banned | set(names)
+    index = 0
+    while len(names) < size:
+        if str(index) not in taken:
+            names.append(str(index))
+        index += 1
+    return sorted(names, key=member_order)
+
+
+def _index_of(name: str) -> int:
+    return int(name) if name.isascii() and name.isdigit() else -1
+
+
+def member_order(name: str) -> tuple[int, str]:
+    """Sort key of member names: indexes by number, then other names alphabetically."""
+    index = _index_of(name)
+    return (index, "") if index >= 0 else (1 << 62, name)
+
+
+def with_index(value: Any, index_var: str, name: str) -> Any:
+    """`value` with `index_var` replaced by `name` in every string, recursively."""
+    if isinstance(value, str):
+        return value.replace(index_var, name)
+    if isinstance(value, dict):
+        return {k: with_index(v, index_var, name) for k, v in value.items()}
+    if isinstance(value, list):
+        return [with_index(v, index_var, name) for v in value]
+    return value
+
+
+def indexed_template(
+    resource_def: Mapping[str, Any], names: Sequence[str], index_var: str
+) -> dict[str, Any]:
+    """ResourceGroup's nested template: member `n` with `index_var` replaced by `n`."""
+    properties = {k: v for k, v in (resource_def.get("properties") or {}).items() if v is not None}
+    resources: dict[str, Any] = {}
+    for name in names:
+        member: dict[str, Any] = {"type": resource_def["type"]}
+        if properties:
+            member["properties"] = with_index(properties, index_var, name)
+        if resource_def.get("metadata"):
+            member["metadata"] = dict(resource_def["metadata"])
+        resources[name] = member
+    return {"heat_template_version": GROUP_TEMPLATE_VERSION, "resources": resources}
+
+
+def member_view(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """What a group reads of a member: its attributes, and a nested stack's outputs as such."""
+    outputs = attributes.get("outputs")
+    return {**attributes, **outputs} if isinstance(outputs, dict) else dict(attributes)
 
 
 def group_size(props: Mapping[str, Any], previous: Mapping[str, Any], current: int | None) -> int:

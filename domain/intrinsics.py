@@ -16,6 +16,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import InvalidRequest
+from domain.groups import MEMBERS, member_order
 from domain.parameters import PSEUDO_PARAMETERS
 from domain.resource_types import RESOURCE_TYPES, check_properties, resource_type
 from domain.template_parts import ResourceDef, TemplateShape
@@ -31,6 +32,8 @@ class ResolvedResource(BaseModel):
     #: What `get_resource` returns: the physical id, or a RandomString's value.
     reference: str | None = None
     attributes: dict[str, Any] = Field(default_factory=dict)
+    #: Its type: a group reads some attributes member by member.
+    type: str = ""
 
 
 def intrinsic(value: Any) -> tuple[str, Any] | None:
@@ -159,7 +162,8 @@ def _check_get_attr(template: TemplateShape, args: Any, owner: str | None, path:
     _check_target(template, args[0], owner, path)
     target = template.resources[args[0]]
     rtype = resource_type(target.type)
-    if not rtype.open_attributes and args[1] not in rtype.attributes:
+    by_name = rtype.member_by_name and args[1].startswith("resource.")
+    if not rtype.open_attributes and args[1] not in rtype.attributes and not by_name:
         raise InvalidRequest(
             f'Invalid template: {path}: resource "{args[0]}" ({target.type}) has no attribute '
             f'"{args[1]}"'
@@ -225,7 +229,25 @@ def _read_resource(name: str, args: Any, resources: Mapping[str, ResolvedResourc
         return resources[target].reference
     if len(args) < 2:
         raise InvalidRequest("get_attr: must be [resource, attribute, key, ...]")
-    return _dig(resources[target].attributes.get(args[1]), args[2:], missing=None)
+    return _read_attribute(resources[target], args[1], args[2:])
+
+
+def _read_attribute(resource: ResolvedResource, name: str, path: list[Any]) -> Any:
+    """`get_attr` of one resource; groups read some attributes member by member (Heat)."""
+    rtype = RESOURCE_TYPES.get(resource.type)
+    members = resource.attributes.get(MEMBERS) or {}
+    if rtype is not None and name in rtype.member_attributes:
+        order = sorted(members, key=member_order)
+        if rtype.member_attributes[name] == "list":
+            return [_dig(members[n], path, missing=None) for n in order]
+        return {n: _dig(members[n], path, missing=None) for n in order}
+    if rtype is not None and rtype.member_by_name and name.startswith("resource."):
+        _, member, *attribute = name.split(".", 2)
+        if not attribute:
+            refs = resource.attributes.get("refs_map") or {}
+            return _dig(refs.get(member), path, missing=None)
+        return _dig(members.get(member), [*attribute, *path], missing=None)
+    return _dig(resource.attributes.get(name), path, missing=None)
 
 
 def _dig(value: Any, path: Iterable[Any], missing: Any) -> Any:

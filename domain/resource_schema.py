@@ -73,10 +73,19 @@ class ResourceType(BaseModel):
     #: What the nested properties hold: a whole inner template (OS::Heat::Stack) or one
     #: resource definition (a scaling group's member); the loader checks it as such.
     nested_holds: Literal["template", "resource"] | None = None
+    #: A property holding one member's definition, resolved in this template
+    #: (ResourceGroup's `resource_def`); the loader checks it as a resource definition.
+    member_definition: str | None = None
     #: The plan replaces the resource when its UPDATE_REPLACE property is true (TestResource).
     honours_update_replace: bool = False
     #: The type's own rule across properties (a scaling group's sizes), if any.
     check: PropertiesCheck | None = None
+    #: Group attributes read member by member from the group's `members` attribute:
+    #: `[group, outputs, key…]` is a map name → each member's `key…` ("map"), or a list
+    #: of them in member order ("list") — Heat's `outputs`, `outputs_list`, `attributes`.
+    member_attributes: dict[str, Literal["map", "list"]] = {}
+    #: `resource.{name}` and `resource.{name}.{attribute}` read one member (ResourceGroup).
+    member_by_name: bool = False
     description: str = ""
     #: What each attribute holds, for `GET /resource_types/{type}` (Heat's wording).
     attribute_docs: dict[str, str] = {}

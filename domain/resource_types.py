@@ -14,6 +14,7 @@ from domain.heat_types import (
     nested_stack,
     none,
     random_string,
+    resource_group,
     scaling_group,
     scaling_policy,
     server,
@@ -32,6 +33,7 @@ __all__ = [
     "AUTO_SCALING_GROUP",
     "NONE",
     "RANDOM_STRING",
+    "RESOURCE_GROUP",
     "RESOURCE_TYPES",
     "SCALING_POLICY",
     "SERVER",
@@ -53,6 +55,7 @@ SERVER: Final = server.NAME
 STACK: Final = nested_stack.NAME
 AUTO_SCALING_GROUP: Final = scaling_group.NAME
 SCALING_POLICY: Final = scaling_policy.NAME
+RESOURCE_GROUP: Final = resource_group.NAME
 
 RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
     t.name: t
@@ -64,6 +67,7 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         nested_stack.TYPE,
         scaling_group.TYPE,
         scaling_policy.TYPE,
+        resource_group.TYPE,
     )
 }
 

@@ -240,6 +240,9 @@ def _check_properties(rtype: ResourceType, props: dict[str, Any], path: str, nes
     """Schema checks of literal values; intrinsics wait until they are resolved."""
     computed = {n for n, v in props.items() if has_intrinsic(v) or n in rtype.nested_properties}
     check_properties(rtype, props, path, computed=computed)
+    member = props.get(rtype.member_definition or "")
+    if member is not None and intrinsic(member) is None:
+        _check_group_member(member, f"{path}.{rtype.member_definition}", nesting)
     for name in rtype.nested_properties:
         value = props.get(name)
         if value is None or intrinsic(value) is not None:

@@ -16,7 +16,7 @@ from temporalio.exceptions import FailureError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from domain.groups import GroupSpec, group_size, group_template
+    from domain.groups import MEMBERS, GroupSpec, group_size, group_template, member_order
     from domain.stack_requests import LockStackRequest, StackOperationRequest
     from domain.stack_rules import template_object
     from domain.stacks import (
@@ -68,16 +68,17 @@ def _settled(outcome: NestedOutcome) -> dict[str, Any]:
     return {"outputs": outcome.outputs}
 
 
-def _group_attributes(outcome: NestedOutcome) -> dict[str, Any]:
+def group_attributes(outcome: NestedOutcome) -> dict[str, Any]:
+    """A group's attributes from its nested stack's outcome (members in index/name order)."""
     if not outcome.ok:
         raise NestedFailed(outcome)
-    refs = dict(sorted(outcome.refs.items()))
+    names = sorted(outcome.refs, key=member_order)
+    refs = {name: outcome.refs[name] for name in names}
     return {
         "current_size": outcome.size,
         "refs": [ref for ref in refs.values() if ref],
         "refs_map": refs,
-        "outputs": {},
-        "outputs_list": [],
+        MEMBERS: {name: outcome.members.get(name, {}) for name in names},
     }
 
 
@@ -93,8 +94,8 @@ async def create_group(
     """A scaling group: a nested stack of `desired_capacity` (else `min_size`) members."""
     size = group_size(props, {}, None)
     template = group_template(props["resource"], [member_name() for _ in range(size)])
-    outcome = await _start_nested(ctx, resource, {"template": template}, resource_id)
-    return _group_attributes(outcome)
+    outcome = await start_nested(ctx, resource, {"template": template}, resource_id)
+    return group_attributes(outcome)
 
 
 async def update_group(
@@ -111,17 +112,17 @@ async def update_group(
         existing=True, group=GroupSpec(member=dict(props["resource"]), size=size)
     )
     outcome = await ask_nested(ctx, current.physical_id or "", "update", request)
-    return _group_attributes(outcome)
+    return group_attributes(outcome)
 
 
 async def create_nested(
     ctx: NestedContext, resource: str, props: dict[str, Any], resource_id: str
 ) -> dict[str, Any]:
     """Start the nested stack (its id is the resource id) and wait for its CREATE."""
-    return _settled(await _start_nested(ctx, resource, props, resource_id))
+    return _settled(await start_nested(ctx, resource, props, resource_id))
 
 
-async def _start_nested(
+async def start_nested(
     ctx: NestedContext, resource: str, props: dict[str, Any], resource_id: str
 ) -> NestedOutcome:
     parent, now = ctx.parent(), workflow.now()

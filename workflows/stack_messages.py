@@ -62,6 +62,8 @@ class NestedOutcome(BaseModel):
     #: Resources the nested stack has now, and their physical ids.
     size: int = 0
     refs: dict[str, str | None] = Field(default_factory=dict)
+    #: What a group reads of each resource (`domain.groups.member_view`), by name.
+    members: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
 class StackOperations:

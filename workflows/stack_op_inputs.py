@@ -11,6 +11,7 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from domain.groups import member_view
     from domain.stacks import StackAction, StackOperation, StackState
     from workflows.stack_messages import NestedOutcome
     from workflows.stack_op_messages import StackOpInput
@@ -61,4 +62,5 @@ def nested_outcome(s: StackState, op: StackOperation, ok: bool) -> NestedOutcome
         failed=sorted(r.name for r in s.resources.values() if r.failed),
         size=len(s.resources),
         refs={r.name: r.physical_id for r in s.resources.values()},
+        members={r.name: member_view(r.attributes) for r in s.resources.values()},
     )

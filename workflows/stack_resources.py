@@ -14,6 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.heat_types import (
         nested_stack,
         random_string,
+        resource_group,
         scaling_group,
         scaling_policy,
         server,
@@ -24,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.resource_handlers.base import ResourceHandler
     from workflows.resource_handlers.nested_stack import NestedStackHandler
     from workflows.resource_handlers.random_string import RandomStringHandler
+    from workflows.resource_handlers.resource_group import ResourceGroupHandler
     from workflows.resource_handlers.scaling_group import ScalingGroupHandler
     from workflows.resource_handlers.scaling_policy import ScalingPolicyHandler
     from workflows.resource_handlers.server import ServerHandler
@@ -36,6 +38,7 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     nested_stack.NAME: NestedStackHandler(),
     scaling_group.NAME: ScalingGroupHandler(),
     scaling_policy.NAME: ScalingPolicyHandler(),
+    resource_group.NAME: ResourceGroupHandler(),
 }
 _NO_PHYSICAL_SIDE: Final = ResourceHandler()
 

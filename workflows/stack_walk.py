@@ -172,7 +172,7 @@ class StackWalk:
 
     def _resolved(self) -> dict[str, ResolvedResource]:
         return {
-            r.name: ResolvedResource(reference=r.reference, attributes=r.attributes)
+            r.name: ResolvedResource(reference=r.reference, attributes=r.attributes, type=r.type)
             for r in self.resources.values()
         }
 

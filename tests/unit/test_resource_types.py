@@ -24,6 +24,7 @@ def test_registry_keys_are_the_type_names_heat_uses() -> None:
         "OS::Heat::AutoScalingGroup",
         "OS::Heat::None",
         "OS::Heat::RandomString",
+        "OS::Heat::ResourceGroup",
         "OS::Heat::ScalingPolicy",
         "OS::Heat::Stack",
         "OS::Heat::TestResource",

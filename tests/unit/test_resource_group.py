@@ -1,0 +1,129 @@
+"""OS::Heat::ResourceGroup's pure rules and the group attributes read member by member."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from domain.errors import InvalidRequest
+from domain.groups import MEMBERS, GroupMember, indexed_members, indexed_template, member_view
+from domain.heat_types.resource_group import removal_names
+from domain.intrinsics import ResolvedResource, resolve
+from domain.templates import load_template
+
+
+def members(*names: str, failed: tuple[str, ...] = ()) -> list[GroupMember]:
+    return [GroupMember(name=n, failed=n in failed, created=True) for n in names]
+
+
+def test_new_group_takes_the_lowest_indexes_not_skipped() -> None:
+    assert indexed_members([], 3, []) == ["0", "1", "2"]
+    assert indexed_members([], 3, ["1"]) == ["0", "2", "3"]
+
+
+def test_scale_down_drops_failed_members_first_then_the_highest_index() -> None:
+    six = members("0", "1", "2", "3", "4", "5", failed=("2",))
+    assert indexed_members(six, 5, []) == ["0", "1", "3", "4", "5"]
+    assert indexed_members(six, 3, []) == ["0", "1", "3"]
+
+
+def test_skipped_members_go_even_without_a_smaller_count_and_are_never_reused() -> None:
+    three = members("0", "1", "2")
+    assert indexed_members(three, 3, ["1"]) == ["0", "2", "3"]
+    # Growing fills the lowest free index that was never skipped.
+    assert indexed_members(members("0", "2", "3"), 5, ["1"]) == ["0", "2", "3", "4", "5"]
+
+
+def test_index_order_is_numeric() -> None:
+    twelve = members(*(str(i) for i in range(12)))
+    assert indexed_members(twelve, 11, [])[-2:] == ["9", "10"]
+
+
+def test_negative_count_is_refused() -> None:
+    with pytest.raises(InvalidRequest):
+        indexed_members([], -1, [])
+
+
+def test_index_var_is_replaced_in_properties_recursively_not_in_metadata() -> None:
+    resource_def = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": "web-%i%", "action_wait_secs": {"create": "%i%"}, "fail": None},
+        "metadata": {"note": "%i%"},
+    }
+    template = indexed_template(resource_def, ["0", "7"], "%i%")
+    assert template["resources"]["7"] == {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": "web-7", "action_wait_secs": {"create": "7"}},
+        "metadata": {"note": "%i%"},
+    }
+    load_template(template)  # a valid nested template
+
+
+def test_removal_policies_append_by_name_or_reference_and_update_starts_afresh() -> None:
+    refs = {"0": "id-0", "1": "id-1", "2": "id-2"}
+    props: dict[str, Any] = {"removal_policies": [{"resource_list": ["id-2", "0", "nope"]}]}
+    assert removal_names(props, ["5"], refs) == ["0", "2", "5"]
+    props["removal_policies_mode"] = "update"
+    props["removal_policies"] = [{"resource_list": ["1"]}]
+    assert removal_names(props, ["0", "2", "5"], refs) == ["1"]
+    # At create there are no members yet: every entry is a name.
+    assert removal_names({"removal_policies": [{"resource_list": [3]}]}, [], None) == ["3"]
+
+
+def group_template(resource_def: Any) -> dict[str, Any]:
+    return {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "group": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {"count": 2, "resource_def": resource_def},
+            }
+        },
+        "outputs": {
+            "first": {"value": {"get_attr": ["group", "resource.0"]}},
+            "first_output": {"value": {"get_attr": ["group", "resource.0.output"]}},
+            "outputs": {"value": {"get_attr": ["group", "attributes", "output"]}},
+        },
+    }
+
+
+def test_template_with_a_group_validates_its_member_definition() -> None:
+    load_template(group_template({"type": "OS::Heat::TestResource"}))
+    with pytest.raises(InvalidRequest, match=r"resource_def\.type"):
+        load_template(group_template({"type": "OS::Nope"}))
+    with pytest.raises(InvalidRequest, match=r"resource_def\.image"):
+        load_template(group_template({"type": "OS::Heat::None", "image": "x"}))
+    bad = group_template({"type": "OS::Heat::None"})
+    bad["outputs"]["x"] = {"value": {"get_attr": ["group", "nope"]}}
+    with pytest.raises(InvalidRequest, match='has no attribute "nope"'):
+        load_template(bad)
+
+
+def test_group_attributes_read_member_by_member() -> None:
+    group = ResolvedResource(
+        type="OS::Heat::ResourceGroup",
+        reference="g",
+        attributes={
+            "refs_map": {"0": "id-0", "10": "id-10", "2": "id-2"},
+            MEMBERS: {
+                "10": {"output": "ten"},
+                "2": {"output": "two"},
+                "0": member_view({"outputs": {"output": "zero"}}),
+            },
+        },
+    )
+    scaling = group.model_copy(update={"type": "OS::Heat::AutoScalingGroup"})
+
+    def get(resource: ResolvedResource, *path: Any) -> Any:
+        return resolve({"get_attr": ["g", *path]}, {}, {"g": resource})
+
+    assert get(group, "attributes", "output") == {"0": "zero", "2": "two", "10": "ten"}
+    assert get(group, "resource.10") == "id-10"
+    assert get(group, "resource.2.output") == "two"
+    assert get(group, "resource.9.output") is None
+    assert get(scaling, "outputs_list", "output") == ["zero", "two", "ten"]
+    assert get(scaling, "outputs", "output") == {"0": "zero", "2": "two", "10": "ten"}
+    # A nested stack's own `outputs` attribute keeps its plain meaning.
+    stack = ResolvedResource(type="OS::Heat::Stack", attributes={"outputs": {"a": 1}})
+    assert get(stack, "outputs", "a") == 1

@@ -1,0 +1,52 @@
+"""`OS::Heat::ResourceGroup`: a nested stack of members "0", "1", … that the group sizes.
+
+The group computes the names never to reuse (`removal_policies`); the nested stack
+picks the other victims itself, because it alone knows which members failed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from domain.groups import GroupSpec, indexed_members, indexed_template
+    from domain.heat_types.resource_group import REMOVED, removal_names
+    from domain.stack_requests import StackOperationRequest
+    from domain.stacks import ResourceState
+    from workflows.nested_stacks import NestedContext, ask_nested, group_attributes, start_nested
+    from workflows.resource_handlers.nested_stack import NestedStackHandler
+
+
+def group_spec(props: dict[str, Any], skip: list[str]) -> GroupSpec:
+    """What the group's nested stack should hold: `count` indexed members, minus `skip`."""
+    return GroupSpec(
+        member=dict(props["resource_def"]),
+        size=int(props["count"]),
+        index_var=str(props["index_var"]),
+        skip=skip,
+    )
+
+
+class ResourceGroupHandler(NestedStackHandler):
+    """A resource group: created with its members, updated by resizing or re-defining them."""
+
+    async def _create_stack(
+        self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
+    ) -> dict[str, Any]:
+        skip = removal_names(props, [], None)
+        spec = group_spec(props, skip)
+        names = indexed_members([], spec.size, skip)
+        template = indexed_template(spec.member, names, str(spec.index_var))
+        outcome = await start_nested(ctx, name, {"template": template}, resource_id)
+        return {**group_attributes(outcome), REMOVED: skip}
+
+    async def _update_stack(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> dict[str, Any]:
+        skipped = list(current.attributes.get(REMOVED) or [])
+        skip = removal_names(props, skipped, current.attributes.get("refs_map") or {})
+        request = StackOperationRequest(existing=True, group=group_spec(props, skip))
+        outcome = await ask_nested(ctx, current.physical_id or "", "update", request)
+        return {**group_attributes(outcome), REMOVED: skip}
