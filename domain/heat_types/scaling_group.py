@@ -36,5 +36,6 @@ TYPE: Final = ResourceType(
     attributes=frozenset({"outputs", "outputs_list", "current_size", "refs", "refs_map"}),
     nested_properties=frozenset({"resource"}),
     nested_holds="resource",
+    member_attributes={"outputs": "map", "outputs_list": "list"},
     check=_check_group_sizes,
 )

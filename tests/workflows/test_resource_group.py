@@ -98,3 +98,45 @@ async def test_removal_policies_remove_named_members_and_never_reuse_their_names
     stack = await stack_settles(harness, stack_id)
     assert sorted(resources(harness, group.id)) == ["0", "3", "4", "5"]
     assert stack.outputs["removed"] == ["1", "2"]
+
+
+MEMBER_TEMPLATE = {
+    "heat_template_version": "2021-04-16",
+    "resources": {"config": {"type": "OS::Heat::TestResource", "properties": {"value": "up"}}},
+    "outputs": {"state": {"value": {"get_attr": ["config", "output"]}}},
+}
+SCALING_GROUP = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "asg": {
+            "type": "OS::Heat::AutoScalingGroup",
+            "properties": {
+                "min_size": 1,
+                "max_size": 3,
+                "desired_capacity": 2,
+                "resource": {
+                    "type": "OS::Heat::Stack",
+                    "properties": {"template": MEMBER_TEMPLATE},
+                },
+            },
+        }
+    },
+    "outputs": {
+        "states": {"value": {"get_attr": ["asg", "outputs_list", "state"]}},
+        "by_member": {"value": {"get_attr": ["asg", "outputs", "state"]}},
+        "size": {"value": {"get_attr": ["asg", "current_size"]}},
+    },
+}
+
+
+async def test_scaling_group_outputs_read_each_nested_member_output(harness: Harness) -> None:
+    _, stack_id = await create_stack(harness, SCALING_GROUP)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    group = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{group.id}")
+    members = resources(harness, group.id)
+    harness.started.extend(f"stack:{m.physical_id}" for m in members.values())
+    assert stack.outputs["size"] == 2
+    assert stack.outputs["states"] == ["up", "up"]
+    assert stack.outputs["by_member"] == dict.fromkeys(members, "up")
