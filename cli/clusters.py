@@ -85,6 +85,27 @@ def create(
     finish(client, out, accepted["action"], what=what, wait=wait, timeout=timeout)
 
 
+@cluster_app.command("update")
+def update(
+    ctx: typer.Context,
+    cluster: Cluster,
+    profile: Annotated[str, typer.Option("--profile", "-p", help="New profile id or name.")],
+    wait: WaitOpt = False,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT_S,
+    fmt: FormatOpt = None,
+) -> None:
+    """Roll every node onto a new profile, batch by batch (a batch policy sets the batches).
+
+    Failed and marked nodes are replaced first; each replaced node is removed like any
+    removal (lifecycle hooks fire). With --wait, each batch is shown as it goes.
+    """
+    client, out = session(ctx, fmt)
+    body = {"cluster": {"profile_id": profile}}
+    accepted = client.request("PATCH", f"/v1/clusters/{cluster}", json=body).json()
+    what = f"Update of cluster {cluster} to profile {profile}"
+    finish(client, out, accepted["action"], what=what, wait=wait, timeout=timeout)
+
+
 @cluster_app.command("list")
 def list_clusters(ctx: typer.Context, fmt: FormatOpt = None) -> None:
     """The project's clusters."""

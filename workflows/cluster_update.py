@@ -20,9 +20,10 @@ from temporalio import workflow
 from temporalio.exceptions import ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
-    from domain.actions import ActionName
+    from domain.actions import ActionChange, ActionName, ActionStatus
     from domain.lifecycle import DeletionSettings
     from domain.nodes import NodeState, NodeStatus, node_name
+    from domain.projection import ChangeSet
     from workflows import ids
     from workflows.cluster_ops import (
         ClusterCreateWorkflow,
@@ -30,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
         NodesOperationResult,
         finished,
     )
-    from workflows.entity import failure_reason
+    from workflows.entity import failure_reason, record
     from workflows.scale_in import ScaleInInput, ScaleInWorkflow
     from workflows.search_attributes import warden_attributes
 
@@ -67,9 +68,10 @@ class ClusterUpdateWorkflow:
         index = inp.first_index
         for number, batch in enumerate(inp.batches, start=1):
             old = [by_id[node_id] for node_id in batch]
-            workflow.set_current_details(
-                f"Batch {number}/{len(inp.batches)} of **{inp.cluster_name}**: replacing "
-                f"{', '.join(n.name for n in old)} ({len(removed)} of {len(inp.nodes)} done)"
+            await self._progress(
+                inp,
+                f"batch {number}/{len(inp.batches)}: replacing "
+                f"{', '.join(n.name for n in old)} ({len(removed)} of {len(inp.nodes)} done)",
             )
             fresh = [self._replacement(inp, index + i) for i in range(len(old))]
             index += len(old)
@@ -77,18 +79,34 @@ class ClusterUpdateWorkflow:
             touched.extend(result.nodes)
             if result.error:
                 return finished(self._stopped(touched, removed, number, result.error))
-            result = await self._remove(inp, number, old)
+            stage = f"CLUSTER_UPDATE batch {number}/{len(inp.batches)}: "
+            result = await self._remove(inp, number, old, stage)
             touched.extend(n for n in result.nodes if n.node_id not in result.removed)
             removed.extend(result.removed)
             if result.error:
                 return finished(self._stopped(touched, removed, number, result.error))
             if number < len(inp.batches) and inp.pause_time_s:
-                workflow.set_current_details(
-                    f"Pausing {inp.pause_time_s} s after batch {number}/{len(inp.batches)} "
-                    f"of **{inp.cluster_name}**"
+                await self._progress(
+                    inp,
+                    f"pausing {inp.pause_time_s} s after batch {number}/{len(inp.batches)} "
+                    f"({len(removed)} of {len(inp.nodes)} done)",
                 )
                 await workflow.sleep(timedelta(seconds=inp.pause_time_s), summary="batch pause")
         return finished(NodesOperationResult(nodes=touched, removed=removed))
+
+    async def _progress(self, inp: ClusterUpdateInput, text: str) -> None:
+        """Show where the roll is: in the Temporal UI and on the action (CLI, API)."""
+        workflow.set_current_details(f"**{inp.cluster_name}**: {text}")
+        progress = ActionChange(
+            action_id=inp.action_id,
+            project_id=inp.project_id,
+            name=ActionName.CLUSTER_UPDATE,
+            target=inp.cluster_id,
+            status=ActionStatus.RUNNING,
+            status_reason=f"CLUSTER_UPDATE {text}",
+            at=workflow.now(),
+        )
+        await record(ChangeSet(actions=[progress]), summary=text)
 
     def _replacement(self, inp: ClusterUpdateInput, index: int) -> NodeState:
         now = workflow.now()
@@ -122,7 +140,7 @@ class ClusterUpdateWorkflow:
         )
 
     async def _remove(
-        self, inp: ClusterUpdateInput, number: int, old: list[NodeState]
+        self, inp: ClusterUpdateInput, number: int, old: list[NodeState], stage: str
     ) -> NodesOperationResult:
         victims = ScaleInInput(
             project_id=inp.project_id,
@@ -134,6 +152,7 @@ class ClusterUpdateWorkflow:
             deletion=inp.deletion,
             complete_url=inp.complete_url,
             server_poll_interval_s=inp.server_poll_interval_s,
+            stage=stage,
         )
         return await self._child(
             ScaleInWorkflow.run,

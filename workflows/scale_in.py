@@ -58,6 +58,12 @@ class ScaleInInput(BaseModel):
     server_poll_interval_s: int = 30
     #: Set on shard children; only the top run sleeps the grace period.
     shard: int | None = None
+    #: What the removal is part of, shown before the action's reason (a cluster update's
+    #: batch: "CLUSTER_UPDATE batch 2/3: ").
+    stage: str = ""
+
+
+WAITING_FOR_HOOKS = "Waiting for lifecycle hooks of the nodes being removed"
 
 
 @workflow.defn(name="ScaleInWorkflow")
@@ -240,7 +246,7 @@ class ScaleInWorkflow:
                     name=inp.action_name,
                     target=inp.cluster_id,
                     status=ActionStatus.WAITING,
-                    status_reason="Waiting for lifecycle hooks of the nodes being removed",
+                    status_reason=f"{inp.stage}{WAITING_FOR_HOOKS}",
                     depended_by=[token for token, _, _ in plans],
                     at=now,
                 )

@@ -129,6 +129,43 @@ async def test_quickstart_scale_in_waits_for_the_example_consumer(
     await cli.run("cluster", "delete", cluster, "--wait")
 
 
+async def test_cluster_update_rolls_in_batches_through_the_example_consumer(
+    warden: Warden, cli: Cli, consumer: int, tmp_path: Path
+) -> None:
+    suffix = uuid.uuid4().hex[:6]
+    cluster = f"roll-{suffix}"
+    await cli.run("profile", "create", f"v1-{suffix}", "-s", str(EXAMPLES / "server-profile.yaml"))
+    v2 = await cli.json(
+        "profile", "create", f"v2-{suffix}", "-s", str(EXAMPLES / "server-profile-v2.yaml")
+    )
+    await cli.run("cluster", "create", cluster, "-p", f"v1-{suffix}", "-c", "4", "--wait")
+    policy_file = example_policy_for(consumer, tmp_path / "deletion-policy.yaml")
+    await cli.run("policy", "create", f"drain-{suffix}", "-s", str(policy_file))
+    batches = yaml.safe_load((EXAMPLES / "batch-policy.yaml").read_text())
+    batches["properties"]["pause_time"] = 1
+    (tmp_path / "batch-policy.yaml").write_text(yaml.safe_dump(batches))
+    await cli.run(
+        "policy", "create", f"batches-{suffix}", "-s", str(tmp_path / "batch-policy.yaml")
+    )
+    for policy in (f"drain-{suffix}", f"batches-{suffix}"):
+        await cli.run("cluster", "attach", cluster, policy, "--wait")
+
+    rolled = await cli.run("cluster", "update", cluster, "--profile", f"v2-{suffix}", "--wait")
+
+    # --wait showed each batch (2 of 2 nodes: min_in_service 2, max_batch_size 2).
+    assert "batch 1/2" in rolled.stderr and "batch 2/2" in rolled.stderr, rolled.stderr
+    assert "SUCCEEDED" in rolled.stdout
+    shown = await cli.json("cluster", "show", cluster)
+    assert shown["profile_id"] == v2["id"] and len(shown["nodes"]) == 4
+    nodes = await cli.json("node", "list", "--cluster", shown["id"])
+    assert {n["profile_id"] for n in nodes} == {v2["id"]}
+    # The consumer drained and completed the hook of every replaced node.
+    log = (tmp_path / "consumer.log").read_text()
+    assert log.count("complete_lifecycle for token") == 4, log
+
+    await cli.run("cluster", "delete", cluster, "--wait")
+
+
 async def test_lifecycle_commands_heartbeat_and_complete_a_waiting_node(
     cli: Cli, tmp_path: Path
 ) -> None:

@@ -26,6 +26,15 @@ def test_example_deletion_policy_is_a_valid_policy_with_a_signed_webhook() -> No
     assert "change-me-please" not in str(parsed.public_spec())
 
 
+def test_example_batch_policy_and_second_profile_are_valid() -> None:
+    spec = yaml.safe_load((EXAMPLES / "batch-policy.yaml").read_text())
+    parsed = parse_policy_spec(spec)
+    assert parsed.type == PolicyType.BATCH
+    v1 = yaml.safe_load((EXAMPLES / "server-profile.yaml").read_text())
+    v2 = yaml.safe_load((EXAMPLES / "server-profile-v2.yaml").read_text())
+    assert v1["type"] == v2["type"] and v1["properties"]["image"] != v2["properties"]["image"]
+
+
 def test_example_health_policy_is_valid_with_its_ordered_actions() -> None:
     spec = yaml.safe_load((EXAMPLES / "health-policy.yaml").read_text())
     parsed = parse_policy_spec(spec, min_interval=60)
