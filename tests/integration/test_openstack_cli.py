@@ -128,3 +128,14 @@ async def test_openstack_cluster_profile_create_and_scale_in(cli: OpenStackCLI) 
     assert len(nodes) == 1, nodes
     clusters = {c["name"]: c for c in await cli.json("cluster", "list", "--full-id")}
     assert clusters[cluster]["status"] == "ACTIVE", clusters[cluster]
+
+    # A new image rolled out with Senlin's cluster update (the old node is replaced).
+    spec_v2 = str(EXAMPLES / "server-profile-v2.yaml")
+    v2 = await cli.json("cluster", "profile", "create", "--spec-file", spec_v2, f"{profile}-v2")
+    await cli.ok("cluster", "update", "--profile", f"{profile}-v2", "--wait", cluster)
+    updated = await cli.json("cluster", "show", cluster)
+    assert (updated["status"], updated["profile_id"]) == ("ACTIVE", v2["id"]), updated
+    nodes = await cli.json(
+        "cluster", "node", "list", "--filters", f"cluster_id={cluster_id}", "--full-id"
+    )
+    assert [n["profile_name"] for n in nodes] == [f"{profile}-v2"], nodes
