@@ -1,0 +1,82 @@
+"""A cluster update survives its worker: SIGKILLed mid-roll, the roll finishes on
+restart with no node lost, none replaced twice and no server left behind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.integration.test_faults import (
+    assert_one_server_per_node,
+    kill,
+    new_cluster,
+    own_warden,
+    start,
+)
+from tests.integration.test_lifecycle_hooks import act, nodes_of
+from tests.integration.test_platform import action_done
+from tests.support.eventually import eventually
+
+__all__ = ["own_warden"]  # the fixture, shared with the other fault tests' module
+
+pytestmark = pytest.mark.integration
+
+V2 = {
+    "profile": {
+        "name": "it-small-v2",
+        "spec": {
+            "type": "os.nova.server",
+            "version": "1.0",
+            "properties": {"flavor": "m1.tiny", "image": "cirros-v2"},
+        },
+    }
+}
+BATCHES = {
+    "type": "senlin.policy.batch",
+    "version": "1.0",
+    "properties": {"min_in_service": 2, "max_batch_size": 2, "pause_time": 4},
+}
+
+
+async def _attach_batches(api: httpx.AsyncClient, cluster_id: str) -> None:
+    policy = await api.post("/v1/policies", json={"policy": {"name": "rb", "spec": BATCHES}})
+    assert policy.status_code == 201, policy.text
+    attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
+    attached = await act(api, cluster_id, attach)
+    assert (await action_done(api, attached.headers["Location"]))["status"] == "SUCCEEDED"
+
+
+@pytest.mark.timeout(180)
+async def test_worker_killed_mid_roll_finishes_the_roll(own_warden: Any) -> None:
+    warden = own_warden
+    async with warden.client() as api:
+        cluster_id = await new_cluster(api, 4)
+        await _attach_batches(api, cluster_id)
+        before = {n["id"] for n in await nodes_of(api, cluster_id)}
+        created = await api.post("/v1/profiles", json=V2)
+        assert created.status_code == 201, created.text
+        v2 = created.json()["profile"]["id"]
+
+        updating = await api.patch(
+            f"/v1/clusters/{cluster_id}", json={"cluster": {"profile_id": v2}}
+        )
+        assert updating.status_code == 202, updating.text
+
+        async def in_the_pause() -> bool:
+            nodes = await nodes_of(api, cluster_id)
+            fresh = [n for n in nodes if n["profile_id"] == v2 and n["status"] == "ACTIVE"]
+            return len(fresh) == 2 and len(nodes) == 4
+
+        await eventually(in_the_pause, timeout=60, interval=0.2, what="the pause after batch 1")
+        kill(warden, "worker")
+        start(warden, "worker")
+        done = await action_done(api, updating.headers["Location"])
+
+        assert done["status"] == "SUCCEEDED", done
+        after = await assert_one_server_per_node(warden, api, cluster_id)
+        assert len(after) == 4 and {n["profile_id"] for n in after} == {v2}
+        assert not before & {n["id"] for n in after}
+        cluster = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]
+        assert (cluster["status"], cluster["profile_id"]) == ("ACTIVE", v2)
