@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from domain.clusters import MAX_CAPACITY
 from domain.deletion_policy import DeletionCriteria
 from domain.errors import InvalidRequest
 from domain.scaling import AdjustmentType, calculate_desired, truncate_desired
@@ -44,6 +45,71 @@ class GroupSpec(BaseModel):
     index_var: str | None = None
     #: Names removed first and never used again (ResourceGroup's removal_policies).
     skip: list[str] = Field(default_factory=list)
+    #: A rolling update's batch: at most this many members take the new definition
+    #: (new members included), failed ones first; None gives it to every member.
+    max_updates: int | None = None
+
+
+class RollingUpdate(BaseModel):
+    """`update_policy.rolling_update` (or ResourceGroup's `batch_create`), Heat's defaults."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_in_service: int = Field(0, ge=0, le=MAX_CAPACITY)
+    max_batch_size: int = Field(1, ge=1, le=MAX_CAPACITY)
+    pause_time: float = Field(0, ge=0, le=86_400)
+
+
+def rolling_policy(
+    update_policy: Mapping[str, Any], key: str = "rolling_update"
+) -> RollingUpdate | None:
+    """The group's `update_policy[key]`, or None when it has none (400 if malformed)."""
+    raw = update_policy.get(key)
+    if raw is None:
+        return None
+    try:
+        return RollingUpdate.model_validate(raw)
+    except ValidationError as err:
+        raise InvalidRequest(f"update_policy.{key}: {err.errors()[0]['msg']}") from None
+
+
+def rolling_batches(
+    target: int, current: int, batch_size: int, min_in_service: int
+) -> list[tuple[int, int]]:
+    """Heat's batches (`heat.scaling.rolling_update`): (group size, members updated) each.
+
+    Each batch keeps at least `min_in_service` members (and never more than the target
+    beyond the batch) while at most `batch_size` take the new definition.
+    """
+    batches: list[tuple[int, int]] = []
+    updated = 0
+    while not (updated >= current == target):
+        in_service = min(min_in_service, target, current)
+        size = min(batch_size, max(target - updated, 0))
+        capacity = size + max(min(current, target - size), in_service)
+        batches.append((capacity, size))
+        updated += size - max(capacity - max(current, target), 0)
+        current = capacity
+    return batches
+
+
+def rolled_resources(
+    new: Mapping[str, Any], old: Mapping[str, Any], order: Sequence[str], max_updates: int
+) -> dict[str, Any]:
+    """A batch's member definitions: `max_updates` changes (new members first), the rest old.
+
+    `order` ranks existing members for the new definition: failed ones first.
+    """
+    budget = max_updates - sum(1 for name in new if name not in old)
+    resources = dict(new)
+    for name in sorted(resources, key=lambda n: order.index(n) if n in order else -1):
+        if name not in old or old[name] == new[name]:
+            continue
+        if budget > 0:
+            budget -= 1
+        else:
+            resources[name] = old[name]
+    return resources
 
 
 class GroupMember(BaseModel):
@@ -159,6 +225,33 @@ def member_view(attributes: Mapping[str, Any]) -> dict[str, Any]:
     """What a group reads of a member: its attributes, and a nested stack's outputs as such."""
     outputs = attributes.get("outputs")
     return {**attributes, **outputs} if isinstance(outputs, dict) else dict(attributes)
+
+
+def group_target(
+    members: Sequence[GroupMember],
+    spec: GroupSpec,
+    old_resources: Mapping[str, Any],
+    new_name: Callable[[], str],
+) -> dict[str, Any]:
+    """The nested template a group's request moves its nested stack to.
+
+    `members` come oldest first; a rolling batch gives the new definition to failed
+    members first, then (ResourceGroup) the highest indexes or (scaling group) the oldest.
+    """
+    if spec.index_var is not None:
+        names = indexed_members(members, spec.size, spec.skip)
+        template = indexed_template(spec.member, names, spec.index_var)
+        ranked = sorted(members, key=lambda m: (not m.failed, -_index_of(m.name)))
+    else:
+        names = group_members(members, spec.size, new_name)
+        template = group_template(spec.member, names)
+        ranked = sorted(members, key=lambda m: not m.failed)
+    if spec.max_updates is not None:
+        order = [m.name for m in ranked]
+        template["resources"] = rolled_resources(
+            template["resources"], old_resources, order, spec.max_updates
+        )
+    return template
 
 
 def group_size(props: Mapping[str, Any], previous: Mapping[str, Any], current: int | None) -> int:

@@ -14,14 +14,7 @@ from typing import Any
 import yaml
 
 from domain.errors import Conflict, InvalidRequest, NotFound
-from domain.groups import (
-    GroupMember,
-    group_members,
-    group_template,
-    indexed_members,
-    indexed_template,
-    scaled_size,
-)
+from domain.groups import GroupMember, group_target, scaled_size
 from domain.resource_types import AUTO_SCALING_GROUP, SCALING_POLICY
 from domain.stack_requests import ResourceSignalRequest, ScalingPlan, StackOperationRequest
 from domain.stacks import (
@@ -221,12 +214,8 @@ def target_of(
             )
             for r in sorted(state.resources.values(), key=lambda r: (r.created_at, r.name))
         ]
-        spec = req.group
-        if spec.index_var is not None:
-            indexed = indexed_members(members, spec.size, spec.skip)
-            return indexed_template(spec.member, indexed, spec.index_var), {}
-        names = group_members(members, spec.size, new_name or _placeholder_names())
-        return group_template(spec.member, names), {}
+        old = (state.template or {}).get("resources") or {}
+        return group_target(members, req.group, old, new_name or _placeholder_names()), {}
     if req.existing:
         template = req.template if req.template is not None else state.template
         parameters = {**state.parameters, **(req.parameters or {})}

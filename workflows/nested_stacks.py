@@ -56,6 +56,14 @@ class NestedContext(Protocol):
         """The size a scaling signal asked for this group, if any."""
         ...
 
+    def update_policy(self, name: str) -> dict[str, Any]:
+        """The `update_policy` of resource `name` in the template being applied."""
+        ...
+
+    def stopping(self) -> str:
+        """Why the operation is stopping (cancel_update, a failure), or "" if it is not."""
+        ...
+
 
 def nested_name(parent: StackSpec, resource: str, resource_id: str) -> str:
     """Heat-like name of a nested stack: `<parent>-<resource>-<short id>`."""

@@ -121,6 +121,7 @@ class StackOperationWorkflow(StackWalk):
             else {}
         )
         plan = plan_update(old, old_params, self._current(), new, params)
+        self.update_policies = {n: dict(r.update_policy) for n, r in new.resources.items()}
         self.required_by = new.required_by()
         deps = new.dependencies()
 

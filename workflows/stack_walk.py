@@ -45,6 +45,8 @@ class StackWalk:
         #: Nested stacks a check found failed members in: updated in place, not replaced.
         self.force_update: set[str] = set()
         self.nested: dict[str, NestedOutcome] = {}
+        #: Each resource's `update_policy` in the template being applied (group rolls).
+        self.update_policies: dict[str, dict[str, Any]] = {}
         #: Steps running now, by resource name (cancel stops the pure waits among them).
         self.waiting: dict[str, asyncio.Task[bool]] = {}
         #: Steps ended in the current graph walk (for the current details).
@@ -64,6 +66,14 @@ class StackWalk:
     def group_size(self, name: str) -> int | None:
         """The size a scaling signal asked for this group, if any."""
         return self._inp().group_sizes.get(name)
+
+    def update_policy(self, name: str) -> dict[str, Any]:
+        """The `update_policy` of resource `name` in the template being applied."""
+        return self.update_policies.get(name, {})
+
+    def stopping(self) -> str:
+        """Why the operation is stopping (cancel_update, a failure), or "" if it is not."""
+        return self.error
 
     def _inp(self) -> StackOpInput:
         assert self.inp is not None

@@ -7,7 +7,17 @@ from typing import Any
 import pytest
 
 from domain.errors import InvalidRequest
-from domain.groups import MEMBERS, GroupMember, indexed_members, indexed_template, member_view
+from domain.groups import (
+    MEMBERS,
+    GroupMember,
+    RollingUpdate,
+    indexed_members,
+    indexed_template,
+    member_view,
+    rolled_resources,
+    rolling_batches,
+    rolling_policy,
+)
 from domain.heat_types.resource_group import removal_names
 from domain.intrinsics import ResolvedResource, resolve
 from domain.templates import load_template
@@ -127,3 +137,29 @@ def test_group_attributes_read_member_by_member() -> None:
     # A nested stack's own `outputs` attribute keeps its plain meaning.
     stack = ResolvedResource(type="OS::Heat::Stack", attributes={"outputs": {"a": 1}})
     assert get(stack, "outputs", "a") == 1
+
+
+def test_rolling_batches_follow_heats_sizing() -> None:
+    # 6 members, 2 at a time, 4 kept in service: three batches, the size never changes.
+    assert rolling_batches(6, 6, 2, 4) == [(6, 2), (6, 2), (6, 2)]
+    # Keeping every member in service grows the group by a batch, then shrinks it back.
+    assert rolling_batches(3, 3, 1, 3) == [(4, 1), (4, 1), (4, 1), (4, 1), (3, 0)]
+    assert rolling_batches(0, 0, 1, 0) == []
+
+
+def test_a_batch_gives_the_new_definition_to_failed_members_first() -> None:
+    old = {n: {"v": 1} for n in "abcd"}
+    new = {n: {"v": 2} for n in "abcd"}
+    rolled = rolled_resources(new, old, ["c", "d", "a", "b"], 2)
+    assert {n for n, d in rolled.items() if d == {"v": 2}} == {"c", "d"}
+    # New members count against the batch.
+    rolled = rolled_resources({**new, "e": {"v": 2}}, old, ["c", "d", "a", "b"], 2)
+    assert {n for n, d in rolled.items() if d == {"v": 2}} == {"c", "e"}
+
+
+def test_rolling_policy_has_heats_defaults_and_refuses_bad_values() -> None:
+    assert rolling_policy({}) is None
+    policy = rolling_policy({"rolling_update": {}})
+    assert policy == RollingUpdate(min_in_service=0, max_batch_size=1, pause_time=0)
+    with pytest.raises(InvalidRequest, match=r"update_policy\.rolling_update"):
+        rolling_policy({"rolling_update": {"max_batch_size": 0}})

@@ -11,10 +11,11 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from domain.groups import GroupSpec, indexed_members, indexed_template
+    from domain.groups import GroupSpec, indexed_members, indexed_template, rolling_policy
     from domain.heat_types.resource_group import REMOVED, removal_names
     from domain.stack_requests import StackOperationRequest
     from domain.stacks import ResourceState
+    from workflows.group_rolls import roll_group, wants_roll
     from workflows.nested_stacks import NestedContext, ask_nested, group_attributes, start_nested
     from workflows.resource_handlers.nested_stack import NestedStackHandler
 
@@ -47,6 +48,13 @@ class ResourceGroupHandler(NestedStackHandler):
     ) -> dict[str, Any]:
         skipped = list(current.attributes.get(REMOVED) or [])
         skip = removal_names(props, skipped, current.attributes.get("refs_map") or {})
-        request = StackOperationRequest(existing=True, group=group_spec(props, skip))
-        outcome = await ask_nested(ctx, current.physical_id or "", "update", request)
+        spec = group_spec(props, skip)
+        policy = rolling_policy(ctx.update_policy(current.name))
+        if policy is not None and wants_roll(
+            policy, current.resolved.get("resource_def"), props["resource_def"]
+        ):
+            outcome = await roll_group(ctx, current, spec, policy)
+        else:
+            request = StackOperationRequest(existing=True, group=spec)
+            outcome = await ask_nested(ctx, current.physical_id or "", "update", request)
         return {**group_attributes(outcome), REMOVED: skip}

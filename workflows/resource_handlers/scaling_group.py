@@ -7,8 +7,10 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from domain.groups import GroupSpec, group_size, rolling_policy
     from domain.stacks import ResourceState
-    from workflows.nested_stacks import NestedContext, create_group, update_group
+    from workflows.group_rolls import roll_group, wants_roll
+    from workflows.nested_stacks import NestedContext, create_group, group_attributes, update_group
     from workflows.resource_handlers.nested_stack import NestedStackHandler
 
 
@@ -23,4 +25,15 @@ class ScalingGroupHandler(NestedStackHandler):
     async def _update_stack(
         self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
     ) -> dict[str, Any]:
-        return await update_group(ctx, current, props)
+        """A new member definition rolls in batches under `rolling_update`; else at once."""
+        policy = rolling_policy(ctx.update_policy(current.name))
+        resized = ctx.group_size(current.name) is not None
+        if (
+            policy is None
+            or resized
+            or not wants_roll(policy, current.resolved.get("resource"), props["resource"])
+        ):
+            return await update_group(ctx, current, props)
+        size = group_size(props, current.resolved, current.attributes.get("current_size"))
+        spec = GroupSpec(member=dict(props["resource"]), size=size)
+        return group_attributes(await roll_group(ctx, current, spec, policy))

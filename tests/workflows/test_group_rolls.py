@@ -1,0 +1,115 @@
+"""Rolling updates of groups on the time-skipping server: batches, failed first, pauses."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from domain.stack_requests import MarkResourceRequest, StackOperationRequest
+from store.events import EventRecord
+from tests.workflows.support import Harness
+from tests.workflows.test_stack_workflow import (
+    create_stack,
+    nested_of,
+    resources,
+    send,
+    stack_settles,
+)
+
+ROLLING = {"rolling_update": {"max_batch_size": 2, "min_in_service": 4, "pause_time": 60}}
+
+
+def six_members(value: str) -> dict[str, Any]:
+    return {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "group": {
+                "type": "OS::Heat::ResourceGroup",
+                "update_policy": ROLLING,
+                "properties": {
+                    "count": 6,
+                    "resource_def": {
+                        "type": "OS::Heat::TestResource",
+                        "properties": {"value": f"{value}-%index%"},
+                    },
+                },
+            }
+        },
+        "outputs": {"values": {"value": {"get_attr": ["group", "attributes", "output"]}}},
+    }
+
+
+def member_events(h: Harness, group_id: str) -> list[EventRecord]:
+    rows = h.rows(EventRecord, stack_id=group_id, action="UPDATE")
+    return sorted((e for e in rows if e.obj_type == "resource"), key=lambda e: e.seq or 0)
+
+
+def batches_of(events: list[EventRecord]) -> list[set[str]]:
+    """Members the nested stack started updating, one set per nested update (batch)."""
+    batches: dict[str, set[str]] = {}
+    for e in events:
+        if e.status == "IN_PROGRESS" and e.action_id:
+            batches.setdefault(e.action_id, set()).add(e.obj_name)
+    return list(batches.values())
+
+
+def fewest_in_service(events: list[EventRecord], size: int, unhealthy: set[str]) -> int:
+    busy: set[str] = set()
+    fewest = size - len(unhealthy)
+    for e in events:
+        if e.status == "IN_PROGRESS":
+            busy.add(e.obj_name)
+        elif e.status == "COMPLETE" and not e.status_reason.startswith("Deleted replaced"):
+            busy.discard(e.obj_name)
+            unhealthy.discard(e.obj_name)
+        fewest = min(fewest, size - len(busy | unhealthy))
+    return fewest
+
+
+async def test_rolling_update_replaces_the_unhealthy_member_first_in_batches(
+    harness: Harness,
+) -> None:
+    handle, stack_id = await create_stack(harness, six_members("v1"))
+    group = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{group.id}")
+    before = resources(harness, group.id)
+    nested = harness.env.client.get_workflow_handle(f"stack:{group.id}")
+    await send(
+        nested, "mark_unhealthy", MarkResourceRequest(resource_name="3", mark_unhealthy=True)
+    )
+
+    started = time.monotonic()
+    await send(handle, "update", StackOperationRequest(template=six_members("v2")))
+    await harness.env.sleep(150)  # the time-skipping server runs both pauses out at once
+    stack = await stack_settles(harness, stack_id)
+    elapsed = time.monotonic() - started
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    assert stack.outputs["values"] == {str(i): f"v2-{i}" for i in range(6)}
+    after = resources(harness, group.id)
+    assert sorted(after) == sorted(before) == [str(i) for i in range(6)]
+    assert after["3"].physical_id != before["3"].physical_id  # replaced, same name
+    assert after["0"].physical_id == before["0"].physical_id  # updated in place
+
+    events = member_events(harness, group.id)
+    batches = batches_of(events)
+    assert len(batches) == 3 and all(len(b) <= 2 for b in batches), batches
+    assert "3" in batches[0]
+    assert set().union(*batches) == set(before)
+    assert fewest_in_service(events, 6, {"3"}) >= 4
+    # The two 60 s pauses passed in workflow time, not in wall time.
+    first_done = max(e.timestamp for e in events if e.obj_name in batches[0])
+    second_start = min(
+        e.timestamp for e in events if e.obj_name in batches[1] and e.status == "IN_PROGRESS"
+    )
+    assert (second_start - first_done).total_seconds() >= 60
+    assert elapsed < 30
+
+
+async def test_update_without_a_new_definition_does_not_roll(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, six_members("v1"))
+    group = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{group.id}")
+    await send(handle, "update", StackOperationRequest(existing=True))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    assert batches_of(member_events(harness, group.id)) == []
