@@ -70,6 +70,19 @@ def prepared_template(
     return validated_template(template, parameters), parameters
 
 
+def patched_template(
+    raw: dict[str, Any] | str, inputs: HeatInputs, env: dict[str, Any]
+) -> dict[str, Any]:
+    """A PATCH's new template with files and environment applied, its structure checked.
+
+    Its parameters are checked against the stack's current values by the stack's
+    workflow: hidden values live there only (the database holds them masked).
+    """
+    template = expand_template(template_data(raw), inputs.files, env)
+    ensure_supported(load_template(template))
+    return template_object(template)
+
+
 async def create_stack(
     db: Database, temporal: TemporalGateway, caller: Caller, body: StackCreate
 ) -> tuple[str, StackAccepted]:

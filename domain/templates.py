@@ -286,3 +286,24 @@ def _output(name: str, spec: Any) -> OutputDef:
     check_keys(spec, frozenset({"value", "description"}), path)
     description = text_at(spec.get("description"), f"{path}.description")
     return OutputDef(name=name, value=spec.get("value"), description=description)
+
+
+#: What a hidden parameter's value reads as wherever Warden shows or stores it.
+HIDDEN_VALUE: Final = "******"
+
+
+def masked_parameters(template: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """`given` with the values of the template's hidden parameters masked.
+
+    For everything kept outside the workflow (the database projection, action inputs):
+    a hidden value lives only in the workflow's state, encrypted in history when a codec
+    key is set. A template that no longer loads masks every value.
+    """
+    try:
+        declared = load_template(template).parameters if template else {}
+    except InvalidRequest:
+        return dict.fromkeys(given, HIDDEN_VALUE)
+    return {
+        name: HIDDEN_VALUE if name in declared and declared[name].hidden else value
+        for name, value in given.items()
+    }

@@ -11,6 +11,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.events import Event, EventLevel
     from domain.projection import ResourceSnapshot, StackSnapshot
     from domain.stacks import ResourceState, StackAction, StackSpec, StackState, Status
+    from domain.templates import masked_parameters
     from workflows import ids
     from workflows.search_attributes import WARDEN_STATUS
 
@@ -43,7 +44,7 @@ def stack_snapshot(state: StackState) -> StackSnapshot:
         status=state.status.value,
         status_reason=state.status_reason,
         template=state.template,
-        parameters=state.parameters,
+        parameters=masked_parameters(state.template, state.parameters),
         outputs=state.outputs,
         lock=state.lock.model_dump(mode="json") if state.lock else None,
         timeout_mins=state.timeout_mins,

@@ -27,7 +27,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.stack_rules import ensure_can_mark, plan_scaling_signal, target_of
     from domain.stacks import StackAction, StackOperation, StackState
-    from domain.templates import load_template
+    from domain.templates import load_template, masked_parameters
     from workflows import ids
     from workflows.entity import record, record_now, run_child
     from workflows.nested_stacks import member_name
@@ -196,7 +196,10 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         """Mark the stack busy with `op`, write that down, and hand it to the main loop."""
         reason = reason or f"Stack {op.action.value} started"
         self.state = transitions.accepted(self.state, op, req, reason, workflow.now())
-        inputs: dict[str, Any] = {"parameters": op.parameters} if op.parameters is not None else {}
+        inputs: dict[str, Any] = {}
+        if op.parameters is not None:
+            template = op.template if op.template is not None else self.state.template
+            inputs["parameters"] = masked_parameters(template, op.parameters)
         if op.group_sizes:
             inputs["group_sizes"] = op.group_sizes
         changes = ChangeSet(

@@ -33,6 +33,7 @@ from api.stacks import (
     find_stack,
     heat_environment,
     new_action_id,
+    patched_template,
     prepared_template,
     send_stack_update,
 )
@@ -157,8 +158,7 @@ async def patch_stack_route(
     changed = {**(env.get("parameters") or {}), **body.parameters}
     template = None
     if body.template is not None:
-        merged = {**record.parameters, **changed}
-        template, _ = prepared_template(body.template, body, env, merged)
+        template = patched_template(body.template, body, env)
     request = StackOperationRequest(
         action_id=new_action_id(),
         template=template,
