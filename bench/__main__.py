@@ -6,6 +6,7 @@
     BENCH_HEALTH_SIZES=100,500 uv run python -m bench health
     uv run python -m bench stacks         # stack create and round trips (issue 4)
     uv run python -m bench server_creates # 2,000 creates on a 30 % 5xx cloud (issue 18)
+    uv run python -m bench rolling        # a 100-node cluster update in batches of 10 (issue 17)
 
 Benchmarks run against real processes; none of this is part of `make test`. Running
 a subset keeps the other benchmarks' last results in latest.json / latest.md.
@@ -20,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench import cloud, health, scale_in, server_creates, stacks
+from bench import cloud, health, rolling, scale_in, server_creates, stacks
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -31,6 +32,7 @@ BENCHMARKS: dict[str, tuple[Callable[[], Awaitable[dict[str, Any]]], Callable[..
     "health": (health.run, health.table),
     "stacks": (stacks.run, stacks.table),
     "server_creates": (server_creates.run, server_creates.table),
+    "rolling": (rolling.run, rolling.table),
 }
 
 
