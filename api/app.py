@@ -89,27 +89,36 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.keystone = keystone
     app.state.db = Database(engine)
     app.state.temporal = temporal
+    _install_routes(app, settings, EncryptionCodec(codec_keys) if codec_keys else None)
+    return app
+
+
+#: The routers, in the order their routes are matched.
+_ROUTERS = (
+    health_routes.router,
+    actions.router,
+    profiles.router,
+    policies.router,
+    clusters.router,
+    notifications.router,
+    heat_info.versions_router,
+    stack_lookup.subpath_router,  # before the stack routes: see stack_lookup
+    stacks.router,
+    stack_resources.router,
+    stack_lookup.name_router,
+    heat_info.router,
+    whoami.router,
+)
+
+
+def _install_routes(app: FastAPI, settings: Settings, codec: EncryptionCodec | None) -> None:
+    """Error handlers, routes, Senlin's `/cluster` prefix, the codec server, body limit."""
     install_error_handlers(app)
-    for router in (
-        health_routes.router,
-        actions.router,
-        profiles.router,
-        policies.router,
-        clusters.router,
-        notifications.router,
-        heat_info.versions_router,
-        stack_lookup.subpath_router,  # before the stack routes: see stack_lookup
-        stacks.router,
-        stack_resources.router,
-        stack_lookup.name_router,
-        heat_info.router,
-        whoami.router,
-    ):
+    for router in _ROUTERS:
         app.include_router(router)
     install_clustering(app)
-    install_codec_server(app, settings, EncryptionCodec(codec_keys) if codec_keys else None)
+    install_codec_server(app, settings, codec)
     app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes)
-    return app
 
 
 async def _ping_forever(temporal: TemporalGateway) -> None:
