@@ -126,97 +126,94 @@ def process_specs(
     codec_env = codec_env or {}
     logs = settings.var_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    return [
+        _temporal_spec(settings, logs),
+        _simcloud_spec(settings, notify_token),
+        _worker_spec(settings, codec_env),
+        _api_spec(settings, codec_env),
+    ]
+
+
+def _api_url(settings: Settings) -> str:
+    return f"http://{settings.api_host}:{settings.api_port}"
+
+
+def _temporal_spec(settings: Settings, logs: Path) -> ProcessSpec:
     t_host, t_port = _host_port(settings.temporal_address)
     attrs = [
         a for name in SEARCH_ATTRIBUTE_NAMES for a in ("--search-attribute", f"{name}=Keyword")
     ]
-    python = sys.executable
-    api_url = f"http://{settings.api_host}:{settings.api_port}"
+    command = [
+        temporal_binary(), "server", "start-dev",
+        "--db-filename", str(settings.var_dir / "temporal.db"),
+        "--ip", t_host, "--port", str(t_port),
+        "--ui-port", str(settings.temporal_ui_port),
+        "--namespace", settings.temporal_namespace,
+        "--log-level", "warn",
+        # The UI decodes encrypted payloads through Warden's codec server.
+        "--ui-codec-endpoint", f"{settings.public_url or _api_url(settings)}/codec",
+        *attrs,
+    ]  # fmt: skip
+    return ProcessSpec(
+        "temporal",
+        command,
+        log_file=logs / "temporal.log",
+        ready=tcp_ready(t_host, settings.temporal_ui_port),
+    )
+
+
+def _simcloud_spec(settings: Settings, notify_token: str) -> ProcessSpec:
+    api_url = _api_url(settings)
+    command = [
+        sys.executable, "-m", "simcloud",
+        "--host", settings.simcloud_host, "--port", str(settings.simcloud_port),
+        "--notify-url", f"{api_url}/v1/notifications",
+        # The catalog lists Warden as orchestration and clustering (OS_CLOUD=warden-dev).
+        "--warden-url", settings.public_url or api_url,
+    ]  # fmt: skip
+    return ProcessSpec(
+        "simcloud",
+        command,
+        # The dev token authenticates notifications; in env, not argv (ps shows argv).
+        env={"WARDEN_SIMCLOUD_NOTIFY_TOKEN": notify_token},
+        ready=tcp_ready(settings.simcloud_host, settings.simcloud_port),
+    )
+
+
+def _worker_spec(settings: Settings, codec_env: dict[str, str]) -> ProcessSpec:
     worker_health = settings.healthcheck_uri.split(",")[0].removeprefix("tcp://")
-    sim_url = f"http://{settings.simcloud_host}:{settings.simcloud_port}"
     w_host, w_port = _host_port(worker_health)
-    return [
-        ProcessSpec(
-            "temporal",
-            [
-                temporal_binary(),
-                "server",
-                "start-dev",
-                "--db-filename",
-                str(settings.var_dir / "temporal.db"),
-                "--ip",
-                t_host,
-                "--port",
-                str(t_port),
-                "--ui-port",
-                str(settings.temporal_ui_port),
-                "--namespace",
-                settings.temporal_namespace,
-                "--log-level",
-                "warn",
-                # The UI decodes encrypted payloads through Warden's codec server.
-                "--ui-codec-endpoint",
-                f"{settings.public_url or api_url}/codec",
-                *attrs,
-            ],
-            log_file=logs / "temporal.log",
-            ready=tcp_ready(t_host, settings.temporal_ui_port),
-        ),
-        ProcessSpec(
-            "simcloud",
-            [
-                python,
-                "-m",
-                "simcloud",
-                "--host",
-                settings.simcloud_host,
-                "--port",
-                str(settings.simcloud_port),
-                "--notify-url",
-                f"{api_url}/v1/notifications",
-                # The catalog lists Warden as orchestration and clustering (OS_CLOUD=warden-dev).
-                "--warden-url",
-                settings.public_url or api_url,
-            ],
-            # The dev token authenticates notifications; in env, not argv (ps shows argv).
-            env={"WARDEN_SIMCLOUD_NOTIFY_TOKEN": notify_token},
-            ready=tcp_ready(settings.simcloud_host, settings.simcloud_port),
-        ),
-        ProcessSpec(
-            "worker",
-            [python, "-m", "worker"],
-            env=codec_env,
-            ready=http_ready(f"http://{w_host}:{w_port}/health"),
-        ),
-        ProcessSpec(
-            "api",
-            [
-                python,
-                "-m",
-                "uvicorn",
-                "api.app:create_app",
-                "--factory",
-                "--host",
-                settings.api_host,
-                "--port",
-                str(settings.api_port),
-                "--log-level",
-                "warning",
-                # OpenStack clients poll every 5 s on a kept-alive connection; uvicorn's
-                # default 5 s idle timeout races them into "connection reset by peer".
-                "--timeout-keep-alive",
-                "75",
-            ],
-            # Keystone mode: tokens from simcloud's Keystone work too, not only the tokens file.
-            env={
-                "WARDEN_KEYSTONE_URL": settings.keystone_url or f"{sim_url}/identity/v3",
-                # The dev UI cannot send a token to the codec server (see api/codec.py).
-                "WARDEN_CODEC_ALLOW_ANONYMOUS": "true",
-                **codec_env,
-            },
-            ready=http_ready(f"{api_url}/health"),
-        ),
-    ]
+    return ProcessSpec(
+        "worker",
+        [sys.executable, "-m", "worker"],
+        env=codec_env,
+        ready=http_ready(f"http://{w_host}:{w_port}/health"),
+    )
+
+
+def _api_spec(settings: Settings, codec_env: dict[str, str]) -> ProcessSpec:
+    api_url = _api_url(settings)
+    sim_url = f"http://{settings.simcloud_host}:{settings.simcloud_port}"
+    command = [
+        sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
+        "--host", settings.api_host, "--port", str(settings.api_port),
+        "--log-level", "warning",
+        # OpenStack clients poll every 5 s on a kept-alive connection; uvicorn's
+        # default 5 s idle timeout races them into "connection reset by peer".
+        "--timeout-keep-alive", "75",
+    ]  # fmt: skip
+    return ProcessSpec(
+        "api",
+        command,
+        # Keystone mode: tokens from simcloud's Keystone work too, not only the tokens file.
+        env={
+            "WARDEN_KEYSTONE_URL": settings.keystone_url or f"{sim_url}/identity/v3",
+            # The dev UI cannot send a token to the codec server (see api/codec.py).
+            "WARDEN_CODEC_ALLOW_ANONYMOUS": "true",
+            **codec_env,
+        },
+        ready=http_ready(f"{api_url}/health"),
+    )
 
 
 async def run_dev(settings: Settings) -> int:
