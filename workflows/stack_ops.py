@@ -139,7 +139,10 @@ class StackOperationWorkflow(StackWalk):
 
         A nested stack that a stack check found failed members in is shown as healthy
         and updated in place, so only its failed members are replaced; one marked
-        unhealthy by a user is replaced whole (Heat's mark-unhealthy rules).
+        unhealthy by a user is replaced whole (Heat's mark-unhealthy rules). So is one
+        whose own update failed or was cancelled (a group's roll stopped midway): its
+        nested stack is updated back, member by member, not rebuilt (Heat's
+        `StackResource._needs_update`).
         """
         current = {}
         for r in self.resources.values():
@@ -153,6 +156,8 @@ class StackOperationWorkflow(StackWalk):
                 self.force_update.add(r.name)
             if nested and r.resource_status == "CHECK_FAILED" and not r.marked:
                 self.force_update.add(r.name)
+                status = Status.COMPLETE.value
+            if _failed_nested_update(r) and workflow.patched("nested-update-failed-in-place"):
                 status = Status.COMPLETE.value
             current[r.name] = CurrentResource(
                 name=r.name,
@@ -363,3 +368,13 @@ class StackOperationWorkflow(StackWalk):
                 outputs[name] = None
                 workflow.logger.info("output %s of stack %s: %s", name, self._spec().stack_id, err)
         return outputs
+
+
+def _failed_nested_update(r: ResourceState) -> bool:
+    """A nested stack left UPDATE_FAILED by its own update, not by a user's mark."""
+    return (
+        handler_for(r.type).nested
+        and bool(r.physical_id)
+        and r.resource_status == "UPDATE_FAILED"
+        and not r.marked
+    )

@@ -7,6 +7,7 @@ from typing import Any
 
 from domain.stack_requests import MarkResourceRequest, StackOperationRequest
 from store.events import EventRecord
+from tests.support.eventually import eventually
 from tests.workflows.support import Harness
 from tests.workflows.test_stack_workflow import (
     create_stack,
@@ -113,3 +114,35 @@ async def test_update_without_a_new_definition_does_not_roll(harness: Harness) -
     stack = await stack_settles(harness, stack_id)
     assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
     assert batches_of(member_events(harness, group.id)) == []
+
+
+async def test_cancel_update_in_a_pause_stops_the_roll_and_rolls_back(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, six_members("v1"), disable_rollback=False)
+    group = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{group.id}")
+    before = resources(harness, group.id)
+    slow = six_members("v2")
+    slow["resources"]["group"]["update_policy"] = {
+        "rolling_update": {"max_batch_size": 2, "min_in_service": 4, "pause_time": 3600}
+    }
+    await send(handle, "update", StackOperationRequest(template=slow))
+
+    async def first_batch_done() -> list[EventRecord] | None:
+        events = member_events(harness, group.id)
+        done = [e for e in events if e.status == "COMPLETE"]
+        return events if len(done) == 2 else None
+
+    first = batches_of(await eventually(first_batch_done, timeout=30))
+    await send(handle, "cancel_update", StackOperationRequest())
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "ROLLBACK_COMPLETE", stack.status_reason
+    assert stack.outputs["values"] == {str(i): f"v1-{i}" for i in range(6)}
+    after = resources(harness, group.id)
+    # The group's nested stack was rolled back member by member, not rebuilt.
+    assert {n: r.physical_id for n, r in after.items()} == {
+        n: r.physical_id for n, r in before.items()
+    }
+    # Only the first batch took v2; the rollback put back just those two members.
+    batches = batches_of(member_events(harness, group.id))
+    assert len(first) == 1 and len(first[0]) == 2, first
+    assert batches == [first[0], first[0]], batches
