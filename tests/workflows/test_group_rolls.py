@@ -146,3 +146,60 @@ async def test_cancel_update_in_a_pause_stops_the_roll_and_rolls_back(harness: H
     batches = batches_of(member_events(harness, group.id))
     assert len(first) == 1 and len(first[0]) == 2, first
     assert batches == [first[0], first[0]], batches
+
+
+def scaling_group(value: str) -> dict[str, Any]:
+    # min_in_service + max_batch_size <= size: no surge member, so no name changes (with
+    # a surge, Heat's last batch drops the oldest member and the surge one stays).
+    policy = {"rolling_update": {"max_batch_size": 2, "min_in_service": 2, "pause_time": 30}}
+    return {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "asg": {
+                "type": "OS::Heat::AutoScalingGroup",
+                "update_policy": policy,
+                "properties": {
+                    "min_size": 1,
+                    "max_size": 6,
+                    "desired_capacity": 4,
+                    "resource": {
+                        "type": "OS::Heat::TestResource",
+                        "properties": {"value": value},
+                    },
+                },
+            }
+        },
+        "outputs": {"values": {"value": {"get_attr": ["asg", "outputs", "output"]}}},
+    }
+
+
+async def test_scaling_group_rolls_its_failed_member_first_keeping_names(
+    harness: Harness,
+) -> None:
+    handle, stack_id = await create_stack(harness, scaling_group("v1"))
+    group = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{group.id}")
+    before = resources(harness, group.id)
+    oldest_first = sorted(before.values(), key=lambda r: (r.created_at, r.name))
+    newest = oldest_first[-1].name  # the last one a roll would reach if it were healthy
+    nested = harness.env.client.get_workflow_handle(f"stack:{group.id}")
+    await send(
+        nested, "mark_unhealthy", MarkResourceRequest(resource_name=newest, mark_unhealthy=True)
+    )
+
+    await send(handle, "update", StackOperationRequest(template=scaling_group("v2")))
+    await harness.env.sleep(100)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    after = resources(harness, group.id)
+    assert sorted(after) == sorted(before)
+    assert stack.outputs["values"] == dict.fromkeys(before, "v2")
+    assert after[newest].physical_id != before[newest].physical_id  # replaced, same name
+    kept = [n for n in before if n != newest]
+    assert all(after[n].physical_id == before[n].physical_id for n in kept)
+
+    events = member_events(harness, group.id)
+    batches = batches_of(events)
+    assert len(batches) == 2 and all(len(b) <= 2 for b in batches), batches
+    assert batches[0] == {newest, oldest_first[0].name}
+    assert fewest_in_service(events, 4, {newest}) >= 2
