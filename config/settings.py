@@ -30,6 +30,14 @@ class Settings(BaseSettings):
     temporal_ui_port: int = 8233
     temporal_rpc_timeout_s: float = Field(10.0, gt=0, le=300)
     task_queue: str = "warden"
+    worker_sticky_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        le=600,
+        description="How long a workflow waits for the worker that ran it last before any "
+        "worker takes it (Temporal's sticky queue timeout): a dead worker's workflows move "
+        "on after this",
+    )
 
     # --- payload encryption and the codec server (issue 18) ---
     # TLS, client certificates, API keys and profiles come from Temporal's own environment

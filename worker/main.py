@@ -144,6 +144,9 @@ async def _serve(
             ),
             activity_executor=executor,
             graceful_shutdown_timeout=timedelta(seconds=10),
+            sticky_queue_schedule_to_start_timeout=timedelta(
+                seconds=settings.worker_sticky_timeout_s
+            ),
         )
         pinger = asyncio.create_task(ping_forever(client, cloud, health))
         logger.info(

@@ -31,6 +31,8 @@ def own_env(var: Path, tokens: Mapping[str, object]) -> dict[str, str]:
         "TEMPORAL_ADDRESS": f"127.0.0.1:{free_port()}",
         "WARDEN_VAR_DIR": str(var),
         "WARDEN_TASK_QUEUE": f"warden-faults-{uuid.uuid4()}",
+        # The fault tests kill workers: their workflows move on in 2 s, not Temporal's 10 s.
+        "WARDEN_WORKER_STICKY_TIMEOUT_S": "2",
         "WARDEN_TOKENS_FILE": str(tokens_file),
         "WARDEN_API_PORT": str(free_port()),
         "WARDEN_HEALTHCHECK_URI": f"tcp://127.0.0.1:{free_port()}",

@@ -52,6 +52,8 @@ def replica_env(session_env: dict[str, str], var: Path, database_url: str) -> di
         **session_env,
         "WARDEN_VAR_DIR": str(var),
         "WARDEN_TASK_QUEUE": f"warden-replicas-{uuid.uuid4()}",
+        # A killed worker's workflows move to the survivor in 2 s, not Temporal's 10 s.
+        "WARDEN_WORKER_STICKY_TIMEOUT_S": "2",
         "WARDEN_DATABASE_URL": database_url,
         "WARDEN_SIMCLOUD_PORT": str(sim_port),
         "WARDEN_KEYSTONE_URL": f"http://127.0.0.1:{sim_port}/identity/v3",
