@@ -16,9 +16,25 @@
 #
 # Settings (environment): UI, NAMESPACE (default), QUERY, WAIT (seconds the single-page
 # app gets to load, 8), SIZE (window, 1600,900), TAB (of the workflow's page,
-# user-metadata), CHROMIUM (the browser), CHROMIUM_LOG (its output, /dev/null). Headless chromium's --screenshot flag
-# never finishes on a running workflow's page (the UI long-polls its history, which
-# stops --virtual-time-budget), so the page is driven over the DevTools protocol.
+# user-metadata; a path works too, e.g. history/events/5), EVAL (JavaScript run in the
+# workflow's page before its screenshot, e.g. to fold a JSON node; none by default), BLOCK
+# (a URL pattern chromium refuses on that page, e.g. '*/codec/*' to show payloads
+# undecoded), CHROMIUM (the browser), CHROMIUM_LOG (its output, /dev/null). Headless
+# chromium's --screenshot flag never finishes on a running workflow's page (the UI
+# long-polls its history, which stops --virtual-time-budget), so the page is driven over
+# the DevTools protocol.
+#
+# docs/temporal-ui-decoded.png (README, "Payload encryption and the codec server") is
+# temporal-ui-workflow.png of a stack created with a hidden parameter, its create update
+# shown with "template" folded so that "parameters" fits:
+#   QUERY='WorkflowId="stack:<id>"' TAB=history/events/5 SIZE=1600,1380 EVAL='(() => {
+#     const v = [...document.querySelectorAll(".cm-editor")].find((e) => e.offsetHeight);
+#     const t = [...v.querySelectorAll(".cm-line")]
+#       .find((l) => l.textContent.includes("\"template\"")).getBoundingClientRect().top;
+#     [...v.querySelectorAll(".cm-foldGutter .cm-gutterElement")]
+#       .find((g) => Math.abs(g.getBoundingClientRect().top - t) < 3).firstElementChild.click();
+#   })()' docs/capture-ui.sh /tmp/shots
+# docs/temporal-ui-encrypted.png is the same without EVAL, with BLOCK='*/codec/*'.
 set -euo pipefail
 
 UI=${UI:-http://127.0.0.1:8233}
@@ -27,6 +43,8 @@ QUERY=${QUERY:-'WardenKind="node-delete" AND ExecutionStatus="Running"'}
 WAIT=${WAIT:-8}
 SIZE=${SIZE:-1600,900}
 TAB=${TAB:-user-metadata}
+EVAL=${EVAL:-}
+BLOCK=${BLOCK:-}
 OUT=${1:-$(cd "$(dirname "$0")" && pwd)}
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 [ -n "$CHROMIUM" ] || { echo "capture-ui.sh: chromium not found (apt-get install -y chromium)" >&2; exit 1; }
@@ -41,12 +59,13 @@ chromium_pid=$!
 trap 'kill "$chromium_pid" 2>/dev/null; wait "$chromium_pid" 2>/dev/null; rm -rf "$profile"' EXIT
 
 mkdir -p "$OUT"
-UI=$UI NAMESPACE=$NAMESPACE QUERY=$QUERY WAIT=$WAIT TAB=$TAB OUT=$OUT PROFILE=$profile python3 - <<'PY'
+UI=$UI NAMESPACE=$NAMESPACE QUERY=$QUERY WAIT=$WAIT TAB=$TAB EVAL=$EVAL BLOCK=$BLOCK OUT=$OUT PROFILE=$profile python3 - <<'PY'
 import base64, json, os, socket, struct, time, urllib.parse, urllib.request
 from pathlib import Path
 
 ui, ns, query = os.environ["UI"].rstrip("/"), os.environ["NAMESPACE"], os.environ["QUERY"]
 wait, out, tab = float(os.environ["WAIT"]), Path(os.environ["OUT"]), os.environ["TAB"]
+script, block = os.environ["EVAL"], os.environ["BLOCK"]
 
 
 def devtools_port() -> int:
@@ -119,9 +138,14 @@ class Page:
                     raise SystemExit(f"capture-ui.sh: {method}: {reply['error']}")
                 return reply["result"]
 
-    def shoot(self, url: str, path: Path) -> None:
+    def shoot(self, url: str, path: Path, script: str = "") -> None:
         self.call("Page.navigate", url=url)
         time.sleep(wait)
+        if script:
+            result = self.call("Runtime.evaluate", expression=script, awaitPromise=True)
+            if "exceptionDetails" in result:
+                raise SystemExit(f"capture-ui.sh: EVAL failed: {result['exceptionDetails']}")
+            time.sleep(1)
         png = base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"])
         path.write_bytes(png)
         print(f"{path} ({len(png) // 1024} KB) <- {url}")
@@ -157,8 +181,12 @@ if not found:
 execution = found[0]["execution"]
 workflow_id = urllib.parse.quote(execution["workflowId"], safe="")
 page = open_page()
+if block:
+    page.call("Network.enable")
+    page.call("Network.setBlockedURLs", urls=[block])
 page.shoot(
     f"{ui}/namespaces/{ns}/workflows/{workflow_id}/{execution['runId']}/{tab}",
     out / "temporal-ui-workflow.png",
+    script,
 )
 PY
