@@ -40,7 +40,12 @@ async def roll_group(
     outcome: NestedOutcome | None = None
     for number, (size, updates) in enumerate(batches, start=1):
         if number > 1:
-            await _pause(ctx, current.name, stack_id, policy.pause_time, number - 1)
+            await _pause(ctx, current.name, stack_id, policy.pause_time, (number - 1, len(batches)))
+        ctx.progress(
+            current.name,
+            f"rolling update batch {number}/{len(batches)}: {updates} member(s) taking the "
+            f"new definition, {size} in the group (members in nested stack `{stack_id}`)",
+        )
         workflow.logger.info(
             "group %s: batch %d/%d, %d member(s), %d updated",
             current.name, number, len(batches), size, updates,
@@ -57,9 +62,17 @@ async def roll_group(
     return outcome
 
 
-async def _pause(ctx: NestedContext, name: str, stack_id: str, seconds: float, done: int) -> None:
-    """The pause after batch `done`: a durable timer, ended early by cancel_update."""
+async def _pause(
+    ctx: NestedContext, name: str, stack_id: str, seconds: float, of: tuple[int, int]
+) -> None:
+    """The pause after batch `done` of `total`: a durable timer, ended early by cancel_update."""
+    done, total = of
     if seconds > 0:
+        ctx.progress(
+            name,
+            f"rolling update paused {seconds:g} s after batch {done}/{total} "
+            "(cancel_update stops the roll here and rolls it back)",
+        )
         with contextlib.suppress(TimeoutError):  # the pause ran its course
             await workflow.wait_condition(
                 lambda: bool(ctx.stopping()),

@@ -64,6 +64,10 @@ class NestedContext(Protocol):
         """Why the operation is stopping (cancel_update, a failure), or "" if it is not."""
         ...
 
+    def progress(self, name: str, note: str) -> None:
+        """Show what resource `name`'s step is doing now (a roll's batch) in the UI."""
+        ...
+
 
 def nested_name(parent: StackSpec, resource: str, resource_id: str) -> str:
     """Heat-like name of a nested stack: `<parent>-<resource>-<short id>`."""

@@ -51,6 +51,10 @@ class StackWalk:
         self.waiting: dict[str, asyncio.Task[bool]] = {}
         #: Steps ended in the current graph walk (for the current details).
         self.finished = 0
+        #: Steps in the current graph walk (for the current details).
+        self.total = 0
+        #: What a long step is doing now (a group's batch or pause), by resource name.
+        self.notes: dict[str, str] = {}
 
     # ---- what nested-stack requests need (workflows.nested_stacks.NestedContext) ----
 
@@ -74,6 +78,11 @@ class StackWalk:
     def stopping(self) -> str:
         """Why the operation is stopping (cancel_update, a failure), or "" if it is not."""
         return self.error
+
+    def progress(self, name: str, note: str) -> None:
+        """Show what resource `name`'s step is doing now (a roll's batch) in the UI."""
+        self.notes[name] = note
+        self._show(self.total)
 
     def _inp(self) -> StackOpInput:
         assert self.inp is not None
@@ -122,17 +131,21 @@ class StackWalk:
             return self._set_failed(current, current.action, f"{self.error}: step stopped")
         finally:
             self.waiting.pop(name, None)
+            self.notes.pop(name, None)
             self.finished += 1
             self._show(total)
 
     def _show(self, total: int) -> None:
         """Current details for the UI (not a command, so replays are unaffected)."""
         inp, busy = self._inp(), sorted(self.waiting)
+        self.total = total
         now = ", ".join(f"`{n}`" for n in busy[:8]) + (" …" if len(busy) > 8 else "")
+        notes = [f"\n- `{n}`: {self.notes[n]}" for n in busy if n in self.notes]
         workflow.set_current_details(
             f"{inp.action.value} of stack **{inp.spec.name}**: "
             f"{self.finished}/{total} resource step(s) done"
             + (f"; working on {now}" if busy else "")
+            + "".join(notes)
         )
 
     # ---- resource transitions ----

@@ -5,6 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from temporalio.api.sdk.v1 import WorkflowMetadata
+from temporalio.client import WorkflowHandle
+
 from domain.stack_requests import MarkResourceRequest, StackOperationRequest
 from store.events import EventRecord
 from tests.support.eventually import eventually
@@ -16,6 +19,7 @@ from tests.workflows.test_stack_workflow import (
     send,
     stack_settles,
 )
+from workflows.ids import stack_operation
 
 ROLLING = {"rolling_update": {"max_batch_size": 2, "min_in_service": 4, "pause_time": 60}}
 
@@ -38,6 +42,12 @@ def six_members(value: str) -> dict[str, Any]:
         },
         "outputs": {"values": {"value": {"get_attr": ["group", "attributes", "output"]}}},
     }
+
+
+async def current_details(handle: WorkflowHandle[Any, Any]) -> str:
+    """What the Temporal UI shows as the workflow's current details."""
+    metadata = await handle.query("__temporal_workflow_metadata", result_type=WorkflowMetadata)
+    return str(metadata.current_details)
 
 
 def member_events(h: Harness, group_id: str) -> list[EventRecord]:
@@ -125,7 +135,7 @@ async def test_cancel_update_in_a_pause_stops_the_roll_and_rolls_back(harness: H
     slow["resources"]["group"]["update_policy"] = {
         "rolling_update": {"max_batch_size": 2, "min_in_service": 4, "pause_time": 3600}
     }
-    await send(handle, "update", StackOperationRequest(template=slow))
+    accepted = await send(handle, "update", StackOperationRequest(template=slow))
 
     async def first_batch_done() -> list[EventRecord] | None:
         events = member_events(harness, group.id)
@@ -133,6 +143,14 @@ async def test_cancel_update_in_a_pause_stops_the_roll_and_rolls_back(harness: H
         return events if len(done) == 2 else None
 
     first = batches_of(await eventually(first_batch_done, timeout=30))
+    op = harness.env.client.get_workflow_handle(stack_operation(stack_id, accepted.action_id))
+
+    async def paused() -> str | None:
+        details = await current_details(op)
+        return details if "paused 3600 s after batch 1/3" in details else None
+
+    details = await eventually(paused, timeout=30)
+    assert "- `group`: rolling update paused" in details and "cancel_update" in details
     await send(handle, "cancel_update", StackOperationRequest())
     stack = await stack_settles(harness, stack_id)
     assert f"{stack.action}_{stack.status}" == "ROLLBACK_COMPLETE", stack.status_reason
