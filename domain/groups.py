@@ -67,6 +67,8 @@ def rolling_policy(
     raw = update_policy.get(key)
     if raw is None:
         return None
+    if key == "batch_create" and isinstance(raw, Mapping) and "min_in_service" in raw:
+        raise InvalidRequest("update_policy.batch_create: min_in_service is not allowed")
     try:
         return RollingUpdate.model_validate(raw)
     except ValidationError as err:

@@ -163,3 +163,11 @@ def test_rolling_policy_has_heats_defaults_and_refuses_bad_values() -> None:
     assert policy == RollingUpdate(min_in_service=0, max_batch_size=1, pause_time=0)
     with pytest.raises(InvalidRequest, match=r"update_policy\.rolling_update"):
         rolling_policy({"rolling_update": {"max_batch_size": 0}})
+
+
+def test_batch_create_takes_a_batch_size_and_a_pause_only() -> None:
+    policy = rolling_policy({"batch_create": {"max_batch_size": 3}}, "batch_create")
+    assert policy == RollingUpdate(min_in_service=0, max_batch_size=3, pause_time=0)
+    assert rolling_batches(5, 0, 2, 0) == [(2, 2), (4, 2), (5, 1)]
+    with pytest.raises(InvalidRequest, match="min_in_service is not allowed"):
+        rolling_policy({"batch_create": {"min_in_service": 1}}, "batch_create")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
@@ -221,3 +222,31 @@ async def test_scaling_group_rolls_its_failed_member_first_keeping_names(
     assert len(batches) == 2 and all(len(b) <= 2 for b in batches), batches
     assert batches[0] == {newest, oldest_first[0].name}
     assert fewest_in_service(events, 4, {newest}) >= 2
+
+
+def batch_created(count: int) -> dict[str, Any]:
+    template = six_members("v1")
+    group = template["resources"]["group"]
+    group["properties"]["count"] = count
+    group["update_policy"] = {"batch_create": {"max_batch_size": 2, "pause_time": 60}}
+    return template
+
+
+async def test_batch_create_makes_members_two_at_a_time_with_a_pause(harness: Harness) -> None:
+    _, stack_id = await create_stack(harness, batch_created(5), wait=False)
+    await harness.env.sleep(150)  # both 60 s pauses, in workflow time
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    assert stack.outputs["values"] == {str(i): f"v1-{i}" for i in range(5)}
+    group = nested_of(harness, stack_id)
+    harness.started.append(f"stack:{group.id}")
+    assert sorted(resources(harness, group.id)) == ["0", "1", "2", "3", "4"]
+
+    rows = harness.rows(EventRecord, stack_id=group.id, status="IN_PROGRESS")
+    starts = sorted((e for e in rows if e.obj_type == "resource"), key=lambda e: e.seq or 0)
+    batches: dict[str, set[str]] = {}
+    for e in starts:
+        batches.setdefault(e.action_id, set()).add(e.obj_name)
+    assert list(batches.values()) == [{"0", "1"}, {"2", "3"}, {"4"}]
+    first = [e.timestamp for e in starts if e.obj_name in ("0", "2", "4")]
+    assert all((b - a).total_seconds() >= 60 for a, b in itertools.pairwise(first))

@@ -15,9 +15,15 @@ with workflow.unsafe.imports_passed_through():
     from domain.heat_types.resource_group import REMOVED, removal_names
     from domain.stack_requests import StackOperationRequest
     from domain.stacks import ResourceState
-    from workflows.group_rolls import roll_group, wants_roll
+    from workflows.group_rolls import (
+        create_in_batches,
+        roll_group,
+        wants_batch_create,
+        wants_roll,
+    )
     from workflows.nested_stacks import NestedContext, ask_nested, group_attributes, start_nested
     from workflows.resource_handlers.nested_stack import NestedStackHandler
+    from workflows.stack_messages import NestedOutcome
 
 
 def group_spec(props: dict[str, Any], skip: list[str]) -> GroupSpec:
@@ -31,16 +37,25 @@ def group_spec(props: dict[str, Any], skip: list[str]) -> GroupSpec:
 
 
 class ResourceGroupHandler(NestedStackHandler):
-    """A resource group: created with its members, updated by resizing or re-defining them."""
+    """A resource group: created with its members (in batches under `batch_create`),
+    updated by resizing or re-defining them (in batches under `rolling_update`)."""
 
     async def _create_stack(
         self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
     ) -> dict[str, Any]:
         skip = removal_names(props, [], None)
         spec = group_spec(props, skip)
-        names = indexed_members([], spec.size, skip)
-        template = indexed_template(spec.member, names, str(spec.index_var))
-        outcome = await start_nested(ctx, name, {"template": template}, resource_id)
+
+        async def start(first: GroupSpec) -> NestedOutcome:
+            names = indexed_members([], first.size, skip)
+            template = indexed_template(first.member, names, str(first.index_var))
+            return await start_nested(ctx, name, {"template": template}, resource_id)
+
+        policy = rolling_policy(ctx.update_policy(name), "batch_create")
+        if policy is not None and wants_batch_create(policy, spec.size):
+            outcome = await create_in_batches(ctx, name, spec, policy, start)
+        else:
+            outcome = await start(spec)
         return {**group_attributes(outcome), REMOVED: skip}
 
     async def _update_stack(
