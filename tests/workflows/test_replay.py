@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from temporalio.client import WorkflowExecutionStatus, WorkflowHistory
@@ -22,12 +24,13 @@ from temporalio.worker import Replayer
 
 from config.codec import CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
-from domain.clusters import ClusterOperationRequest
+from domain.clusters import AttachedPolicy, ClusterOperationRequest, PolicyAttachRequest
 from domain.lifecycle import LifecycleNote
 from domain.stack_requests import LockStackRequest, MarkResourceRequest, StackOperationRequest
 from domain.stacks import LockLevel
 from store.actions import ActionRecord
-from tests.workflows.support import Harness
+from tests.workflows.support import PROFILE, Harness
+from tests.workflows.test_group_rolls import batch_created, six_members
 from tests.workflows.test_recovery_workflow import break_node, health_policy
 from tests.workflows.test_scale_in_workflow import hooked_cluster, scale_in, waiting_tokens
 from tests.workflows.test_stack_workflow import (
@@ -35,6 +38,7 @@ from tests.workflows.test_stack_workflow import (
     NESTED,
     WEB,
     create_stack,
+    nested_of,
     send,
     stack_settles,
 )
@@ -79,8 +83,40 @@ def test_every_entity_and_operation_kind_has_a_saved_history() -> None:
         "HealthManagerWorkflow",
         "ClusterRecoverWorkflow",
         "NodeRecoveryWorkflow",
+        "ClusterUpdateWorkflow",
     }
     assert expected <= kinds, expected - kinds
+
+
+async def record_spine_paths(harness: Harness, cluster: Any, node_id: str) -> None:
+    """The paths added on the operation table: a node check, a cluster rolled onto a new
+    profile in batches, a group rolled in batches and a group created in batches."""
+    checked = await harness.update(
+        cluster, "check_node", ClusterOperationRequest(params={"nodes": [node_id]})
+    )
+    await harness.action_ends(checked.action_id)
+    rolled, _ = await harness.create(desired=3)
+    batches = AttachedPolicy(
+        policy_id=str(uuid.uuid4()),
+        name="batches",
+        type="senlin.policy.batch",
+        properties={"min_in_service": 1, "max_batch_size": 2, "pause_time": 30},
+    )
+    await harness.update(rolled, "policy_attach", PolicyAttachRequest(policy=batches))
+    profile: dict[str, Any] = {**PROFILE, "properties": {"image": "cirros-v2", "flavor": "m1.tiny"}}
+    update = ClusterOperationRequest(params={"profile_id": "prof-v2", "profile": profile})
+    updated = await harness.update(rolled, "update", update)
+    await harness.env.sleep(60)
+    await harness.action_ends(updated.action_id)
+    group, group_id = await create_stack(harness, six_members("v1"))
+    await send(group, "update", StackOperationRequest(template=six_members("v2")))
+    await harness.env.sleep(150)
+    await stack_settles(harness, group_id)
+    _, batched_id = await create_stack(harness, batch_created(4), wait=False)
+    await harness.env.sleep(150)
+    await stack_settles(harness, batched_id)
+    for parent in (group_id, batched_id):
+        harness.started.append(f"stack:{nested_of(harness, parent).id}")
 
 
 @pytest.mark.skipif(not RECORD, reason="set WARDEN_RECORD_HISTORIES=1 to record histories")
@@ -124,6 +160,7 @@ async def test_record_histories(harness: Harness) -> None:
         params={"nodes": [node.id]}
     ))  # fmt: skip
     await harness.action_ends(recovered.action_id)
+    await record_spine_paths(harness, cluster, node.id)
 
     ids = {*harness.started, *(a.workflow_id for a in harness.rows(ActionRecord) if a.workflow_id)}
     ids |= {f"health:{cluster_id}", f"node-recover:{node.id}:{recovered.action_id}"}
