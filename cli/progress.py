@@ -111,15 +111,21 @@ def wait_action(
 
 
 def stack_lines(stack: dict[str, Any], resources: list[dict[str, Any]]) -> list[str]:
-    """A stack's status and each resource's."""
+    """A stack's status and each resource's; a group's members as `group/member`, so a
+    rolling update shows its batches going through."""
     head = f"stack {stack['stack_name']}  {stack['stack_status']}"
     if stack.get("stack_status_reason"):
         head += f"  {stack['stack_status_reason']}"
     rows = [
-        f"  {r['resource_name']}  {r['resource_status']}  {r.get('physical_resource_id', '')}"
+        f"  {_label(r)}  {r['resource_status']}  {r.get('physical_resource_id', '')}"
         for r in resources
     ]
     return [head, *rows]
+
+
+def _label(resource: dict[str, Any]) -> str:
+    parent = resource.get("parent_resource")
+    return f"{parent}/{resource['resource_name']}" if parent else str(resource["resource_name"])
 
 
 def wait_stack(
@@ -136,7 +142,7 @@ def wait_stack(
         nonlocal gone
         try:
             stack = client.get(path)["stack"]
-            resources = client.get(f"{path}/resources")["resources"]
+            resources = client.get(f"{path}/resources", nested_depth=1)["resources"]
         except ApiError as err:
             if err.status == 404 and action == "DELETE":
                 gone = True

@@ -74,6 +74,18 @@ def test_stack_lines_list_each_resource() -> None:
     ]
 
 
+def test_stack_lines_show_group_members_under_their_group() -> None:
+    stack = {"stack_name": "farm", "stack_status": "UPDATE_IN_PROGRESS"}
+    group = {"resource_name": "servers", "resource_status": "UPDATE_IN_PROGRESS"}
+    member = {"resource_name": "3", "resource_status": "UPDATE_IN_PROGRESS",
+              "physical_resource_id": "s3", "parent_resource": "servers"}  # fmt: skip
+    assert stack_lines(stack, [group, member]) == [
+        "stack farm  UPDATE_IN_PROGRESS",
+        "  servers  UPDATE_IN_PROGRESS  ",
+        "  servers/3  UPDATE_IN_PROGRESS  s3",
+    ]
+
+
 def test_cells_and_status_colours() -> None:
     assert as_text(None) == ""
     assert as_text(True) == "yes"
