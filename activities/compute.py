@@ -47,6 +47,20 @@ class ComputeActivities:
             physical_id=server.id, name=server.name, status=server.status, locked=server.locked
         )
 
+    @activity.defn(name="find_created_server")
+    async def find_created_server(self, request: ServerRequest) -> ServerInfo | None:
+        """The server a create with this request made, if any (after every attempt failed:
+        the last POST may have landed with its answer lost)."""
+        try:
+            server = await self._compute.find_server(request.name, request.request_id)
+        except WardenError as err:
+            raise _to_application_error(err) from err
+        if server is None:
+            return None
+        return ServerInfo(
+            physical_id=server.id, name=server.name, status=server.status, locked=server.locked
+        )
+
     @activity.defn(name="wait_server_active")
     async def wait_server_active(self, physical_id: str) -> ServerInfo:
         """Return once the server is ACTIVE; retried by Temporal while it builds."""

@@ -49,6 +49,7 @@ def build_activities(
     return [
         store.record_changes,
         compute.create_server,
+        compute.find_created_server,
         compute.wait_server_active,
         compute.delete_server,
         compute.wait_server_deleted,

@@ -149,10 +149,11 @@ class ClusterCreateWorkflow:
         return finished(NodesOperationResult(nodes=done, error=summarize_errors(done, "create")))
 
     async def _create(self, inp: NodesOperationInput, node: NodeState) -> NodeState:
+        request = server_request(inp.profile, inp.cluster_id, node, request_id=node.node_id)
         try:
             created = await workflow.execute_activity_method(
                 ComputeActivities.create_server,
-                server_request(inp.profile, inp.cluster_id, node, request_id=node.node_id),
+                request,
                 start_to_close_timeout=timedelta(seconds=60),
                 retry_policy=CLOUD_RETRY,
                 summary=f"create server {node.name}",
@@ -160,8 +161,29 @@ class ClusterCreateWorkflow:
             node = node.model_copy(update={"physical_id": created.physical_id})
             await wait_until_active(created.physical_id, node.name)
         except ActivityError as err:
+            if node.physical_id is None and workflow.patched("adopt-after-failed-create"):
+                node = await adopt_lost_server(node, request)
             return with_status(node, NodeStatus.ERROR, failure_reason(err))
         return with_status(node, NodeStatus.ACTIVE)
+
+
+async def adopt_lost_server(node: NodeState, request: ServerRequest) -> NodeState:
+    """After every create attempt failed, the server the last one made (its answer lost).
+
+    The node then names it, in ERROR: deleting or recovering the node deals with the
+    server, instead of leaving it an orphan no node refers to.
+    """
+    try:
+        found = await workflow.execute_activity_method(
+            ComputeActivities.find_created_server,
+            request,
+            start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=CLOUD_RETRY,
+            summary=f"look for the server a failed create of {node.name} made",
+        )
+    except ActivityError:
+        return node
+    return node if found is None else node.model_copy(update={"physical_id": found.physical_id})
 
 
 def server_request(

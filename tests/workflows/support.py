@@ -68,6 +68,8 @@ class FakeCloud:
     fence_fails: set[str] = field(default_factory=set)
     #: request_id → server id: a retried create answers the same server, as simcloud does.
     requests: dict[str, str] = field(default_factory=dict)
+    #: Names whose create makes the server, then fails for good (every attempt's answer lost).
+    lost_creates: set[str] = field(default_factory=set)
 
     @activity.defn(name="create_server")
     async def create_server(self, request: ServerRequest) -> ServerInfo:
@@ -79,7 +81,14 @@ class FakeCloud:
         server = ServerInfo(physical_id=str(uuid.uuid4()), name=request.name, status=status)
         self.servers[server.physical_id] = server
         self.requests[request.request_id] = server.physical_id
+        if request.name in self.lost_creates:
+            raise ApplicationError("compute API answered 500", non_retryable=True)
         return server
+
+    @activity.defn(name="find_created_server")
+    async def find_created_server(self, request: ServerRequest) -> ServerInfo | None:
+        known = self.requests.get(request.request_id)
+        return self.servers.get(known) if known else None
 
     @activity.defn(name="wait_server_active")
     async def wait_server_active(self, physical_id: str) -> ServerInfo:
@@ -346,6 +355,7 @@ async def _harness(
             activities=[
                 store.record_changes,
                 cloud.create_server,
+                cloud.find_created_server,
                 cloud.wait_server_active,
                 cloud.delete_server,
                 cloud.wait_server_deleted,

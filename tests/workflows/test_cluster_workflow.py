@@ -51,6 +51,22 @@ async def test_failed_server_fails_create_with_reason(harness: Harness) -> None:
     assert bad.status == "ERROR"
 
 
+async def test_a_create_whose_every_answer_was_lost_adopts_its_server(harness: Harness) -> None:
+    """The POST landed, every attempt failed: the node names that server, so the
+    cluster's delete removes it instead of leaving an orphan no node refers to."""
+    harness.cloud.lost_creates.add("web-1")
+    handle, cluster_id = await harness.create(desired=1)
+    [node] = harness.rows(NodeRecord, cluster_id=cluster_id)
+    [server] = harness.cloud.servers
+    assert (node.status, node.physical_id) == ("ERROR", server)
+
+    deleting = await handle.execute_update(
+        "delete", ClusterOperationRequest(), result_type=OperationAccepted
+    )
+    await harness.action_ends(deleting.action_id)
+    assert harness.cloud.servers == {}
+
+
 async def test_lock_rejects_delete_with_conflict_and_writes_no_history(harness: Harness) -> None:
     handle, cluster_id = await harness.create(desired=1)
     await handle.execute_update(

@@ -15,7 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.recovery import RecoveryActivities
     from domain.heat_types.server import needs_rebuild, server_attributes, server_request
     from domain.recovery import RebuildRequest
-    from domain.servers import ServerInfo
+    from domain.servers import ServerInfo, ServerRequest
     from domain.stacks import LockLevel, ResourceState, StackLock
     from workflows.nested_stacks import NestedContext
     from workflows.resource_handlers.base import (
@@ -51,7 +51,12 @@ class ServerHandler(ResourceHandler):
         """Create the server and wait until it is ACTIVE."""
         spec = ctx.parent()
         request = server_request(spec.name, spec.stack_id, name, props, resource_id)
-        created: ServerInfo = await call_activity(ComputeActivities.create_server, request)
+        try:
+            created: ServerInfo = await call_activity(ComputeActivities.create_server, request)
+        except ResourceFailed as err:
+            if not workflow.patched("adopt-after-failed-create"):
+                raise
+            raise ResourceFailed(err.reason, await _lost_server(request)) from err
         if created.status.upper() == "ACTIVE" and workflow.patched("server-active-at-create"):
             return _applied(created)  # no need to wait for what is already there
         try:
@@ -124,3 +129,15 @@ class ServerHandler(ResourceHandler):
     def has_lock_state(self, current: ResourceState) -> bool:
         """A created server is locked and unlocked."""
         return bool(current.physical_id)
+
+
+async def _lost_server(request: ServerRequest) -> str | None:
+    """The server a create made though every attempt failed (its answer lost), if any:
+    named on the failed resource, the stack's delete or next update removes it."""
+    try:
+        found: ServerInfo | None = await call_activity(
+            ComputeActivities.find_created_server, request
+        )
+    except ResourceFailed:
+        return None
+    return found.physical_id if found is not None else None
