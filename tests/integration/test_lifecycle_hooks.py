@@ -111,10 +111,17 @@ async def queued_messages(warden: Warden, queue: str, at_least: int = 1) -> list
 
 
 async def lifecycle_deadline(api: httpx.AsyncClient, token_id: str) -> datetime:
-    """When the victim's hook times out, as its workflow says (GET /v1/actions/{id})."""
-    action = (await api.get(f"/v1/actions/{token_id}")).json()["action"]
-    assert action["lifecycle"]["available"] is True, action
-    return datetime.fromisoformat(action["lifecycle"]["deadline"])
+    """When the victim's hook times out, as its workflow says (GET /v1/actions/{id}).
+
+    The API answers `available: false` when the workflow's query is not answered within
+    its 2 s (a busy worker, a workflow not yet started): asked again until it is.
+    """
+
+    async def deadline() -> datetime | None:
+        lifecycle = (await api.get(f"/v1/actions/{token_id}")).json()["action"]["lifecycle"]
+        return datetime.fromisoformat(lifecycle["deadline"]) if lifecycle["available"] else None
+
+    return await eventually(deadline, timeout=10, interval=0.1, what="the hook's deadline")
 
 
 async def clock_reaches(moment: datetime) -> None:
@@ -241,14 +248,15 @@ async def test_hook_times_out_and_deletion_proceeds(warden: Warden) -> None:
 
 
 async def test_heartbeat_lifecycle_moves_the_deadline(warden: Warden) -> None:
-    hooks = {"type": "zaqar", "params": {"queue": f"q-{uuid.uuid4().hex[:8]}"}, "timeout": 4}
+    # 8 s: room for a loaded machine to read the first deadline before it passes.
+    hooks = {"type": "zaqar", "params": {"queue": f"q-{uuid.uuid4().hex[:8]}"}, "timeout": 8}
     async with warden.client() as api:
         cluster_id, _ = await hooked_cluster(api, hooks)
         scaled = await act(api, cluster_id, {"scale_in": {"count": 1}})
         parent = scaled.headers["Location"].rsplit("/", 1)[-1]
         [token] = await waiting_tokens(api, parent)
         first_deadline = await lifecycle_deadline(api, token["id"])
-        # Beat with 1.5 s of the 4 s left, so the moved deadline lies 2.5 s past the first.
+        # Beat with 1.5 s of the 8 s left, so the moved deadline lies 6.5 s past the first.
         await clock_reaches(first_deadline - timedelta(seconds=1.5))
         beat = await act(
             api, cluster_id, {"heartbeat_lifecycle": {"lifecycle_action_token": token["id"]}}
