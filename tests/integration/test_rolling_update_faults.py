@@ -1,8 +1,10 @@
-"""A cluster update survives its worker: SIGKILLed mid-roll, the roll finishes on
-restart with no node lost, none replaced twice and no server left behind."""
+"""Rolls survive their worker: SIGKILLed in the pause between batches, a cluster update
+and a stack group's rolling update finish on restart with no member lost, none
+replaced twice and no server left behind."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import httpx
@@ -15,8 +17,10 @@ from tests.integration.test_faults import (
     own_warden,
     start,
 )
+from tests.integration.test_group_rolls import SERVERS, group_stack, servers_of
 from tests.integration.test_lifecycle_hooks import act, nodes_of
 from tests.integration.test_platform import action_done
+from tests.integration.test_stacks import create_stack, resources, settled
 from tests.support.eventually import eventually
 
 __all__ = ["own_warden"]  # the fixture, shared with the other fault tests' module
@@ -80,3 +84,38 @@ async def test_worker_killed_mid_roll_finishes_the_roll(own_warden: Any) -> None
         assert not before & {n["id"] for n in after}
         cluster = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]
         assert (cluster["status"], cluster["profile_id"]) == ("ACTIVE", v2)
+
+
+@pytest.mark.timeout(180)
+async def test_worker_killed_mid_group_roll_finishes_the_roll(own_warden: Any) -> None:
+    warden = own_warden
+    template: dict[str, Any] = copy.deepcopy(SERVERS)
+    template["resources"]["servers"]["update_policy"]["rolling_update"]["pause_time"] = 4
+    async with warden.client() as api:
+        _, url = await create_stack(api, template)
+        assert (await settled(api, url))["stack_status"] == "CREATE_COMPLETE"
+        stack_id = (await api.get(url)).json()["stack"]["id"]
+        group_id, group_url = await group_stack(api, stack_id)
+        before = await resources(api, group_url)
+        marked = await api.patch(f"{group_url}/resources/2", json={"mark_unhealthy": True})
+        assert marked.status_code == 200, marked.text
+
+        update = await api.patch(url, json={"parameters": {"image": "cirros-v2"}})
+        assert update.status_code == 202, update.text
+
+        async def first_batch_done() -> bool:
+            servers = await servers_of(warden, group_id)
+            return sum(s.image_id == "cirros-v2" for s in servers.values()) >= 2
+
+        await eventually(first_batch_done, timeout=60, interval=0.2, what="the first batch")
+        kill(warden, "worker")
+        start(warden, "worker")
+        stack = await settled(api, url)
+
+        assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
+        after = await resources(api, group_url)
+        assert sorted(after) == sorted(before)  # names kept, none lost
+        ids = {r["physical_resource_id"] for r in after.values()}
+        servers = await servers_of(warden, group_id)
+        assert set(servers) == ids  # none replaced twice: no extra server
+        assert {s.image_id for s in servers.values()} == {"cirros-v2"}
