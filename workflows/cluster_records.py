@@ -13,25 +13,12 @@ with workflow.unsafe.imports_passed_through():
     from domain.events import node_event as build_node_event
     from domain.nodes import NodeState
     from workflows import ids
+    from workflows.cluster_messages import ClusterOperations
     from workflows.search_attributes import WARDEN_STATUS
 
 #: Operations carried out by a `cluster-op:{cluster_id}:{action_id}` child (the rest
-#: are done inline by the cluster workflow itself).
-CHILD_OPERATIONS = frozenset(
-    {
-        ActionName.CLUSTER_CREATE,
-        ActionName.CLUSTER_CHECK,
-        ActionName.NODE_CHECK,
-        ActionName.CLUSTER_UPDATE,
-        ActionName.CLUSTER_DELETE,
-        ActionName.CLUSTER_SCALE_OUT,
-        ActionName.CLUSTER_SCALE_IN,
-        ActionName.CLUSTER_RESIZE,
-        ActionName.CLUSTER_DEL_NODES,
-        ActionName.NODE_DELETE,
-        ActionName.CLUSTER_RECOVER,
-    }
-)
+#: are done inline by the cluster workflow itself), as the operation table declares them.
+CHILD_OPERATIONS = frozenset(ActionName(op.action) for op in ClusterOperations.all() if op.child)
 
 
 def action_change(
