@@ -16,6 +16,7 @@ the admission step every handler goes through.
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar, cast
 
@@ -37,7 +38,7 @@ W = TypeVar("W", bound="EntityWorkflow[Any, Any, Any]")
 Run = Callable[[W, Operation[Any, RequestT, AnswerT], RequestT], Awaitable[AnswerT]]
 
 
-class EntityWorkflow(Generic[StateT, PendingT, AnswerT]):
+class EntityWorkflow(ABC, Generic[StateT, PendingT, AnswerT]):
     """What stack and cluster entity workflows share (subclasses hold the specifics)."""
 
     state: StateT
@@ -60,28 +61,29 @@ class EntityWorkflow(Generic[StateT, PendingT, AnswerT]):
 
     # ---- what each entity provides ----
 
+    @abstractmethod
     def _deleted(self) -> bool:
-        raise NotImplementedError
+        """Whether the entity is gone (the main loop ends)."""
 
+    @abstractmethod
     async def _execute(self, op: PendingT) -> None:
         """Carry out an accepted operation (a child workflow) and record how it ended."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _carry_over(self) -> Any:
         """The input of the next run (continue-as-new)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _show(self) -> None:
         """Keep the Temporal UI's current details and search attributes true."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _answer_again(self, op: Operation[Any, Any, AnswerT], action_id: str) -> AnswerT:
         """The answer to a retry of an action this entity already accepted."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def _signal_refused(self, op: Operation[Any, Any, Any], req: Any, reason: str) -> None:
         """Record (and report) a signal twin's refusal: signals cannot answer."""
-        raise NotImplementedError
 
     # ---- the spine ----
 
