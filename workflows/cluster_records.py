@@ -14,7 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.nodes import NodeState
     from workflows import ids
     from workflows.cluster_messages import ClusterOperations
-    from workflows.search_attributes import WARDEN_STATUS
+    from workflows.search_attributes import show_status
 
 #: Operations carried out by a `cluster-op:{cluster_id}:{action_id}` child (the rest
 #: are done inline by the cluster workflow itself), as the operation table declares them.
@@ -91,4 +91,4 @@ def show(state: ClusterState) -> None:
         f"Cluster **{state.spec.name}** is {state.status.value} with {len(state.nodes)} "
         f"node(s){busy}{lock}\n\n{state.status_reason}"
     )
-    workflow.upsert_search_attributes([WARDEN_STATUS.value_set(state.status.value)])
+    show_status(state.status.value)

@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.stacks import ResourceState, StackAction, StackSpec, StackState, Status
     from domain.templates import masked_parameters
     from workflows import ids
-    from workflows.search_attributes import WARDEN_STATUS
+    from workflows.search_attributes import show_status
 
 #: The action record name of each stack operation.
 ACTION_NAMES: dict[StackAction, ActionName] = {
@@ -153,4 +153,4 @@ def show(state: StackState) -> None:
         f"Stack **{state.spec.name}** is {state.stack_status} with {len(state.resources)} "
         f"resource(s){lock}{unhealthy}\n\n{state.status_reason}"
     )
-    workflow.upsert_search_attributes([WARDEN_STATUS.value_set(state.stack_status)])
+    show_status(state.stack_status)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import WithStartWorkflowOperation, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
@@ -22,7 +24,7 @@ from store.events import EventRecord
 from store.stacks import StackRecord, StackResourceRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
-from workflows.search_attributes import warden_attributes
+from workflows.search_attributes import WARDEN_STATUS, warden_attributes
 from workflows.stack_messages import StackInput
 
 WEB = {
@@ -168,6 +170,43 @@ async def test_mark_false_clears_only_check_failed(harness: Harness) -> None:
     )
     row = resources(harness, stack_id)["web"]
     assert f"{row.action}_{row.status}" == "CHECK_COMPLETE"
+
+
+async def test_a_mark_upserts_warden_status_only_when_it_changes(harness: Harness) -> None:
+    """A mark leaves the stack's status as it was: no upsert command, no visibility write
+    (issue 19). WardenStatus still follows the stack when its status does change."""
+    handle, stack_id = await create_stack(harness, WEB)
+
+    async def upserts() -> list[str]:
+        history = await handle.fetch_history()
+        fields = (
+            e.upsert_workflow_search_attributes_event_attributes.search_attributes.indexed_fields
+            for e in history.events
+            if e.event_type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES
+        )
+        return [json.loads(f["WardenStatus"].data) for f in fields if "WardenStatus" in f]
+
+    async def settled() -> list[str] | None:
+        shown = await upserts()
+        return shown if shown[-1:] == ["CREATE_COMPLETE"] else None
+
+    before = await eventually(settled, what="WardenStatus CREATE_COMPLETE")
+    for flag in (True, False, True):
+        await send(
+            handle, "mark_unhealthy", MarkResourceRequest(resource_name="web", mark_unhealthy=flag)
+        )
+    assert resources(harness, stack_id)["web"].status == "FAILED"
+    assert await upserts() == before
+    described = await handle.describe()
+    assert described.typed_search_attributes.get(WARDEN_STATUS) == "CREATE_COMPLETE"
+
+    await send(handle, "update", StackOperationRequest(existing=True))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    assert (await upserts())[len(before) :] == [
+        "UPDATE_IN_PROGRESS",
+        "UPDATE_COMPLETE",
+    ]
 
 
 async def test_mark_unhealthy_while_busy_is_rejected_with_heat_wording(
