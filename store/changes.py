@@ -2,37 +2,42 @@
 
 from __future__ import annotations
 
-from sqlmodel import Session, delete
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, SQLModel, delete
 
 from domain.projection import (
     ChangeSet,
     ClusterSnapshot,
     NodeSnapshot,
-    ResourceSnapshot,
     StackSnapshot,
 )
 from store.actions import apply_action_change
 from store.clusters import ClusterRecord, NodeRecord
 from store.db import lock_for_write
-from store.events import add_event
+from store.events import EventRecord, event_row
 from store.stacks import StackRecord, StackResourceRecord
 
 
 def apply_changes(session: Session, changes: ChangeSet) -> None:
-    """Apply every write of the change set; the caller commits once."""
+    """Apply every write of the change set; the caller commits once.
+
+    Snapshots and events are written one statement per table (an upsert whose newer
+    row wins, an insert that skips known event ids), so a step that projects 100
+    resources costs a few statements, not 200 ORM round trips (issue 19). Clusters and
+    actions are read, merged and written back, under `lock_for_write`.
+    """
     lock_for_write(session, _row_keys(changes))
     for snapshot in changes.clusters:
         _upsert_cluster(session, snapshot)
-    for node in changes.nodes:
-        _upsert_node(session, node)
-    for stack in changes.stacks:
-        _upsert_stack(session, stack)
-    for resource in changes.resources:
-        _upsert_resource(session, resource)
+    _newer_wins(session, NodeRecord, [_node_row(n) for n in changes.nodes])
+    _newer_wins(session, StackRecord, [_stack_row(s) for s in changes.stacks])
+    _newer_wins(session, StackResourceRecord, [r.model_dump() for r in changes.resources])
     for action in changes.actions:
         apply_action_change(session, action)
-    for event in changes.events:
-        add_event(session, event)
+    _insert_new(session, EventRecord, [event_row(e) for e in changes.events])
     if changes.deleted_nodes:
         session.exec(delete(NodeRecord).where(NodeRecord.id.in_(changes.deleted_nodes)))  # type: ignore[attr-defined]
     if changes.deleted_clusters:
@@ -50,16 +55,61 @@ def apply_changes(session: Session, changes: ChangeSet) -> None:
 
 
 def _row_keys(changes: ChangeSet) -> list[str]:
-    """The rows the change set reads before it writes them, as `lock_for_write` keys."""
+    """The rows the change set reads before it writes them, as `lock_for_write` keys
+    (the single-statement upserts and inserts need none: the database orders them)."""
     return [
         *(f"clusters:{c.cluster_id}" for c in changes.clusters),
-        *(f"nodes:{n.node_id}" for n in changes.nodes),
-        *(f"stacks:{s.stack_id}" for s in changes.stacks),
-        *(f"resources:{r.stack_id}:{r.name}" for r in changes.resources),
         *(f"actions:{a.action_id}" for a in changes.actions),
-        *(f"events:{e.event_id}" for e in changes.events),
         *(f"resources:{k.stack_id}:{k.name}" for k in changes.deleted_resources),
     ]
+
+
+def _insert_of(session: Session) -> Callable[..., Any]:
+    """The dialect's INSERT, which knows ON CONFLICT (SQLite and PostgreSQL alike)."""
+    name = session.connection().dialect.name
+    if name == "postgresql":
+        return postgresql.insert
+    if name == "sqlite":
+        return sqlite.insert
+    raise NotImplementedError(f"no upsert for the {name} dialect")
+
+
+def _newer_wins(session: Session, model: type[SQLModel], rows: Sequence[dict[str, Any]]) -> None:
+    """Insert the rows, or overwrite the stored ones not newer than them (`updated_at`):
+    a late retry of an older snapshot must not win. One statement for all rows."""
+    if not rows:
+        return
+    table: Any = model.__table__  # type: ignore[attr-defined]
+    key = [column.name for column in table.primary_key.columns]
+    latest: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in rows:  # one row per key: a statement may not touch a row twice
+        seen = latest.get(tuple(row[k] for k in key))
+        if seen is None or seen["updated_at"] <= row["updated_at"]:
+            latest[tuple(row[k] for k in key)] = row
+    statement = _insert_of(session)(table)
+    statement = statement.on_conflict_do_update(
+        index_elements=key,
+        set_={name: statement.excluded[name] for name in rows[0] if name not in key},
+        where=table.c.updated_at <= statement.excluded.updated_at,
+    )
+    session.execute(statement, list(latest.values()))
+
+
+def _insert_new(session: Session, model: type[SQLModel], rows: Sequence[dict[str, Any]]) -> None:
+    """Insert the rows whose `id` is not stored yet (retries are harmless)."""
+    if not rows:
+        return
+    table: Any = model.__table__  # type: ignore[attr-defined]
+    statement = _insert_of(session)(table).on_conflict_do_nothing(index_elements=["id"])
+    session.execute(statement, list(rows))
+
+
+def _node_row(snapshot: NodeSnapshot) -> dict[str, Any]:
+    return {"id": snapshot.node_id, **snapshot.model_dump(exclude={"node_id"})}
+
+
+def _stack_row(snapshot: StackSnapshot) -> dict[str, Any]:
+    return {"id": snapshot.stack_id, **snapshot.model_dump(exclude={"stack_id"})}
 
 
 def _upsert_cluster(session: Session, snapshot: ClusterSnapshot) -> None:
@@ -73,43 +123,4 @@ def _upsert_cluster(session: Session, snapshot: ClusterSnapshot) -> None:
         for key, value in values.items():
             setattr(record, key, value)
     record.metadata_ = snapshot.metadata
-    session.add(record)
-
-
-def _upsert_node(session: Session, snapshot: NodeSnapshot) -> None:
-    record = session.get(NodeRecord, snapshot.node_id)
-    if record is not None and record.updated_at > snapshot.updated_at:
-        return
-    values = snapshot.model_dump(exclude={"node_id"})
-    if record is None:
-        record = NodeRecord(id=snapshot.node_id, **values)
-    else:
-        for key, value in values.items():
-            setattr(record, key, value)
-    session.add(record)
-
-
-def _upsert_stack(session: Session, snapshot: StackSnapshot) -> None:
-    record = session.get(StackRecord, snapshot.stack_id)
-    if record is not None and record.updated_at > snapshot.updated_at:
-        return
-    values = snapshot.model_dump(exclude={"stack_id"})
-    if record is None:
-        record = StackRecord(id=snapshot.stack_id, **values)
-    else:
-        for key, value in values.items():
-            setattr(record, key, value)
-    session.add(record)
-
-
-def _upsert_resource(session: Session, snapshot: ResourceSnapshot) -> None:
-    record = session.get(StackResourceRecord, (snapshot.stack_id, snapshot.name))
-    if record is not None and record.updated_at > snapshot.updated_at:
-        return
-    values = snapshot.model_dump()
-    if record is None:
-        record = StackResourceRecord(**values)
-    else:
-        for key, value in values.items():
-            setattr(record, key, value)
     session.add(record)

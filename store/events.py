@@ -34,30 +34,33 @@ class EventRecord(SQLModel, table=True):
     meta: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
 
 
+def event_row(event: Event) -> dict[str, Any]:
+    """The `events` row of an event (without `seq`, which the database gives)."""
+    return {
+        "id": event.event_id,
+        "project_id": event.project_id,
+        "timestamp": event.at,
+        "obj_type": event.obj_type,
+        "obj_id": event.obj_id,
+        "obj_name": event.obj_name,
+        "cluster_id": event.cluster_id,
+        "stack_id": event.stack_id,
+        "action": event.action,
+        "status": event.status,
+        "status_reason": event.status_reason,
+        "level": event.level.value,
+        "action_id": event.action_id,
+        "meta": event.meta,
+    }
+
+
 def add_event(session: Session, event: Event) -> None:
     """Insert the event unless one with its id exists (retries are harmless)."""
     lock_for_write(session, [f"events:{event.event_id}"])
     exists = session.exec(select(EventRecord.seq).where(EventRecord.id == event.event_id)).first()
     if exists is not None:
         return
-    session.add(
-        EventRecord(
-            id=event.event_id,
-            project_id=event.project_id,
-            timestamp=event.at,
-            obj_type=event.obj_type,
-            obj_id=event.obj_id,
-            obj_name=event.obj_name,
-            cluster_id=event.cluster_id,
-            stack_id=event.stack_id,
-            action=event.action,
-            status=event.status,
-            status_reason=event.status_reason,
-            level=event.level.value,
-            action_id=event.action_id,
-            meta=event.meta,
-        )
-    )
+    session.add(EventRecord(**event_row(event)))
 
 
 def list_events(

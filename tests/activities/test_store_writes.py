@@ -21,11 +21,12 @@ import store.tables  # noqa: F401  (registers every table on SQLModel.metadata)
 from activities.store import StoreActivities
 from domain.actions import ActionChange, ActionName, ActionStatus
 from domain.events import Event
-from domain.projection import ChangeSet, NodeSnapshot
+from domain.projection import ChangeSet, NodeSnapshot, ResourceSnapshot
 from store.actions import ActionRecord
 from store.clusters import NodeRecord
 from store.db import make_engine, migrate, session_scope
 from store.events import EventRecord
+from store.stacks import StackResourceRecord
 
 AT = datetime(2026, 11, 21, tzinfo=UTC)
 #: Writers at once: more than the connections a 2-core machine runs in parallel.
@@ -133,3 +134,59 @@ def test_one_event_written_by_racing_retries_is_stored_once(engine: Engine) -> N
     with session_scope(engine) as session:
         count = session.exec(select(func.count()).select_from(EventRecord)).one()
         assert count == 1
+
+
+def resource_snapshot(minute: int, status: str = "COMPLETE") -> ResourceSnapshot:
+    return ResourceSnapshot(
+        stack_id="s1",
+        name="web",
+        project_id="p",
+        resource_id="r1",
+        type="OS::Nova::Server",
+        physical_id=f"server-{minute}",
+        action="CREATE",
+        status=status,
+        created_at=AT,
+        updated_at=AT + timedelta(minutes=minute),
+    )
+
+
+def test_snapshots_of_one_resource_written_at_once_keep_the_newest(engine: Engine) -> None:
+    store = StoreActivities(engine)
+    minutes = list(range(WRITERS))
+    all_at_once(
+        [
+            functools.partial(store.record_changes, ChangeSet(resources=[resource_snapshot(m)]))
+            for m in minutes
+        ]
+    )
+    with session_scope(engine) as session:
+        record = session.get(StackResourceRecord, ("s1", "web"))
+        assert record is not None and record.physical_id == f"server-{max(minutes)}"
+
+
+def test_one_change_set_may_hold_a_row_twice_and_the_newest_wins(engine: Engine) -> None:
+    """One statement writes every snapshot of a table: repeats in it are settled first
+    (newest, and at the same time the later one), then older retries are refused."""
+    store = StoreActivities(engine)
+    store.record_changes(
+        ChangeSet(resources=[resource_snapshot(2), resource_snapshot(1), resource_snapshot(2, "X")])
+    )
+    store.record_changes(ChangeSet(resources=[resource_snapshot(1, "OLD")]))
+    with session_scope(engine) as session:
+        record = session.get(StackResourceRecord, ("s1", "web"))
+        assert record is not None
+        assert (record.physical_id, record.status) == ("server-2", "X")
+        assert record.updated_at == AT + timedelta(minutes=2)
+
+
+def test_events_of_racing_change_sets_are_stored_once_in_order(engine: Engine) -> None:
+    store = StoreActivities(engine)
+    events = [
+        Event(event_id=f"e{i}", project_id="p", obj_type="node", obj_id="n1", at=AT)
+        for i in range(5)
+    ]
+    all_at_once([lambda: store.record_changes(ChangeSet(events=events))] * WRITERS)
+    with session_scope(engine) as session:
+        stored = session.exec(select(EventRecord).order_by(EventRecord.seq)).all()  # type: ignore[arg-type]
+        assert [e.id for e in stored] == [e.event_id for e in events]
