@@ -74,6 +74,8 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         self._begin(inp.state, inp.pending, inp.recent_action_ids, inp.history_limit)
         #: Why the running update was cancelled ("" when it was not).
         self.cancelled = ""
+        #: The action whose accept already wrote it RUNNING (its start needs no write).
+        self.written_running = ""
 
     # ---- handler bodies (bound to operations in workflows/stacks.py) ----
 
@@ -202,6 +204,11 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             inputs["parameters"] = masked_parameters(template, op.parameters)
         if op.group_sizes:
             inputs["group_sizes"] = op.group_sizes
+        # The main loop is idle (the rules refuse a busy stack) and starts `op` in this
+        # same task: the accept writes the action RUNNING, and the start writes nothing.
+        # Before this patch READY was written here and RUNNING by an activity of its own.
+        running = workflow.patched("accept-writes-running")
+        self.written_running = op.action_id if running else ""
         changes = ChangeSet(
             stacks=[stack_snapshot(self.state)],
             actions=[
@@ -209,7 +216,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
                     self.state,
                     op.action_id,
                     ACTION_NAMES[op.action],
-                    ActionStatus.READY,
+                    ActionStatus.RUNNING if running else ActionStatus.READY,
                     inputs=inputs,
                 )
             ],
@@ -225,17 +232,18 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
 
     async def _execute(self, op: StackOperation) -> None:
         self.cancelled = ""
-        await record(
-            ChangeSet(
-                stacks=[stack_snapshot(self.state)],
-                actions=[
-                    stack_action_change(
-                        self.state, op.action_id, ACTION_NAMES[op.action], ActionStatus.RUNNING
-                    )
-                ],
-            ),
-            summary=f"start {op.action.value}",
-        )
+        if self.written_running != op.action_id:  # carried over, or accepted before the patch
+            await record(
+                ChangeSet(
+                    stacks=[stack_snapshot(self.state)],
+                    actions=[
+                        stack_action_change(
+                            self.state, op.action_id, ACTION_NAMES[op.action], ActionStatus.RUNNING
+                        )
+                    ],
+                ),
+                summary=f"start {op.action.value}",
+            )
         result = await self._run_child(op, op.action, operation_input(self.state, op))
         rolls_back = self.cancelled or not self.state.disable_rollback
         if result.error and op.action in (StackAction.CREATE, StackAction.UPDATE) and rolls_back:

@@ -209,6 +209,34 @@ async def test_a_mark_upserts_warden_status_only_when_it_changes(harness: Harnes
     ]
 
 
+async def test_an_operation_is_written_running_by_its_accept_and_started_at_once(
+    harness: Harness,
+) -> None:
+    """The accept writes the action RUNNING; the main loop starts the child in the same
+    workflow task, without a write of its own in between (issue 19)."""
+    handle, stack_id = await create_stack(harness, WEB)
+    accepted = await send(handle, "update", StackOperationRequest(existing=True))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    action = await harness.action_ends(accepted.action_id)
+    assert action.status == "SUCCEEDED" and action.started_at == action.created_at
+
+    events = list((await handle.fetch_history()).events)
+    update = next(
+        i
+        for i, e in enumerate(events)
+        if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED
+        and e.workflow_execution_update_accepted_event_attributes.accepted_request.input.name
+        == "update"
+    )
+    commands = (
+        EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+        EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED,
+    )
+    first = next(e for e in events[update:] if e.event_type in commands)
+    assert first.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED
+
+
 async def test_mark_unhealthy_while_busy_is_rejected_with_heat_wording(
     own_harness: Harness,
 ) -> None:
