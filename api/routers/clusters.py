@@ -223,12 +223,12 @@ async def cluster_action_route(
 ) -> ActionAccepted:
     """Run one action on a cluster (exactly one key; docs/api-contract.md §Clusters)."""
     name, params = body.only_action()
-    record = await find_cluster(db, caller, cluster_id)
     if isinstance(params, LifecycleBody):
         token = await signal_lifecycle(
-            db, temporal, caller, record, name, params.lifecycle_action_token
+            db, temporal, caller, cluster_id, name, params.lifecycle_action_token
         )
         return _accepted(http_request, response, token)
+    record = await find_cluster(db, caller, cluster_id)
     if isinstance(params, LockBody):
         lock = LockClusterRequest(
             action_id=new_action_id(), reason=params.reason, owner=params.owner

@@ -46,6 +46,14 @@ async def test_scale_in_without_body_uses_defaults_and_reaches_the_lookup(
     assert_error(await api.post("/v1/clusters/c1/actions", json={"scale_in": None}), 404, "'c1'")
 
 
+@pytest.mark.parametrize("signal", ["complete_lifecycle", "heartbeat_lifecycle"])
+async def test_a_lifecycle_call_to_an_unknown_cluster_is_404_naming_the_cluster(
+    api: httpx.AsyncClient, signal: str
+) -> None:
+    body = {signal: {"lifecycle_action_token": "tok-1"}}
+    assert_error(await api.post("/v1/clusters/c1/actions", json=body), 404, "'c1'")
+
+
 async def test_policy_secret_is_stored_but_never_shown(api: httpx.AsyncClient) -> None:
     created = await api.post("/v1/policies", json={"policy": {"name": "d", "spec": DELETION}})
     assert created.status_code == 201, created.text
