@@ -38,6 +38,27 @@ class Settings(BaseSettings):
         "worker takes it (Temporal's sticky queue timeout): a dead worker's workflows move "
         "on after this",
     )
+    # Worker tuning (README "Worker tuning"; the defaults come from `python -m bench`).
+    worker_max_cached_workflows: int = Field(
+        1000,
+        ge=0,
+        le=100_000,
+        description="Workflows kept in memory between tasks (Temporal's sticky cache); one "
+        "evicted replays its history at its next task",
+    )
+    worker_max_concurrent_activities: int = Field(
+        100, ge=1, le=10_000, description="Activities one worker runs at once"
+    )
+    worker_max_concurrent_workflow_tasks: int = Field(
+        100, ge=1, le=10_000, description="Workflow tasks one worker runs at once"
+    )
+    worker_activity_threads: int = Field(
+        16,
+        ge=1,
+        le=1_000,
+        description="Threads for the blocking activities (database writes); the cloud calls "
+        "are async and need none",
+    )
 
     # --- payload encryption and the codec server (issue 18) ---
     # TLS, client certificates, API keys and profiles come from Temporal's own environment

@@ -10,6 +10,7 @@ import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy.engine import Engine
 from temporalio.client import Client
@@ -109,6 +110,19 @@ async def run(settings: Settings) -> None:
         engine.dispose()
 
 
+def worker_tuning(settings: Settings) -> dict[str, Any]:
+    """The Temporal worker's capacity and timeouts (README "Worker tuning")."""
+    return {
+        "max_cached_workflows": settings.worker_max_cached_workflows,
+        "max_concurrent_activities": settings.worker_max_concurrent_activities,
+        "max_concurrent_workflow_tasks": settings.worker_max_concurrent_workflow_tasks,
+        "graceful_shutdown_timeout": timedelta(seconds=10),
+        "sticky_queue_schedule_to_start_timeout": timedelta(
+            seconds=settings.worker_sticky_timeout_s
+        ),
+    }
+
+
 async def _serve(
     client: Client,
     settings: Settings,
@@ -129,7 +143,8 @@ async def _serve(
         url_allowlist=settings.hook_url_allowlist,
         listing_max_age_s=settings.health_listing_max_age_s,
     )
-    with ThreadPoolExecutor(max_workers=16, thread_name_prefix="activity") as executor:
+    threads = settings.worker_activity_threads
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="activity") as executor:
         worker = Worker(
             client,
             task_queue=settings.task_queue,
@@ -143,10 +158,7 @@ async def _serve(
                 RecoveryActivities(cloud.compute),
             ),
             activity_executor=executor,
-            graceful_shutdown_timeout=timedelta(seconds=10),
-            sticky_queue_schedule_to_start_timeout=timedelta(
-                seconds=settings.worker_sticky_timeout_s
-            ),
+            **worker_tuning(settings),
         )
         pinger = asyncio.create_task(ping_forever(client, cloud, health))
         logger.info(
