@@ -33,4 +33,4 @@ bench: install ## Run the benchmarks (not part of make test)
 	@$(UV) run --frozen python -m bench
 
 clean: ## Remove the venv, caches and local state
-	rm -rf .venv var .mypy_cache .ruff_cache .pytest_cache bench/results/latest.*
+	rm -rf .venv var .mypy_cache .ruff_cache .pytest_cache

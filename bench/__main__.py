@@ -18,10 +18,11 @@ import argparse
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cloud, health, rolling, scale_in, server_creates, stacks
+from bench import cloud, health, report, rolling, scale_in, server_creates, stacks
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -49,6 +50,14 @@ def _previous() -> dict[str, dict[str, Any]]:
     return {k: v for k, v in loaded.items() if k in BENCHMARKS}
 
 
+def _stamped(figures: dict[str, Any]) -> dict[str, Any]:
+    """A fresh result with when it was measured, for latest.md and the README."""
+    setup = figures.setdefault("setup", {})
+    setup["measured_at"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    setup.setdefault("git", scale_in._git_state())
+    return figures
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run, print the tables, write latest.json and latest.md."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
@@ -59,15 +68,19 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(
             f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}"
         )
-    fresh = asyncio.run(run_selected(names))
+    fresh = {name: _stamped(figures) for name, figures in asyncio.run(run_selected(names)).items()}
     results = _previous() | fresh
+    everything = {report.MACHINE_KEY: report.machine(), **results}
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "latest.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    (RESULTS / "latest.json").write_text(json.dumps(everything, indent=2, default=str) + "\n")
     sections = {
         name: f"## {name}\n\n{BENCHMARKS[name][1](figures)}" for name, figures in results.items()
     }
-    (RESULTS / "latest.md").write_text("\n\n".join(sections.values()) + "\n")
+    top = f"# Benchmark results\n\n{report.header(everything)}\n\n"
+    (RESULTS / "latest.md").write_text(top + "\n\n".join(sections.values()) + "\n")
     print("\n\n".join(sections[name] for name in fresh))
+    if report.update_readme(everything):
+        print("README.md: performance table updated from latest.json")
 
 
 if __name__ == "__main__":
