@@ -68,7 +68,13 @@ def _measured_on(name: str, figures: dict[str, Any]) -> str:
     setup = figures.get("setup", {})
     git = setup.get("git") or {}
     commit = git.get("head") or "?"
-    dirty = " plus uncommitted changes" if git.get("dirty") else ""
+    # The results themselves, and the README they fill, are written by the run.
+    changed = [
+        line[3:]
+        for line in git.get("dirty") or []
+        if not line[3:].startswith(("bench/results/", "README.md"))
+    ]
+    dirty = f" plus uncommitted changes to {', '.join(changed)}" if changed else ""
     load = setup.get("loadavg_1m")
     at = setup.get("measured_at", "")
     extra = f", load {load[0]}" if load else ""
