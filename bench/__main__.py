@@ -39,7 +39,7 @@ BENCHMARKS: dict[str, tuple[Callable[[], Awaitable[dict[str, Any]]], Callable[..
 
 async def run_selected(names: list[str]) -> dict[str, dict[str, Any]]:
     """Run the named benchmarks in turn."""
-    return {name: await BENCHMARKS[name][0]() for name in names}
+    return {name: _stamped(await BENCHMARKS[name][0]()) for name in names}
 
 
 def _previous() -> dict[str, dict[str, Any]]:
@@ -51,7 +51,7 @@ def _previous() -> dict[str, dict[str, Any]]:
 
 
 def _stamped(figures: dict[str, Any]) -> dict[str, Any]:
-    """A fresh result with when it was measured, for latest.md and the README."""
+    """A fresh result with when it ended, for latest.md and the README."""
     setup = figures.setdefault("setup", {})
     setup["measured_at"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     setup.setdefault("git", scale_in._git_state())
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(
             f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}"
         )
-    fresh = {name: _stamped(figures) for name, figures in asyncio.run(run_selected(names)).items()}
+    fresh = asyncio.run(run_selected(names))
     results = _previous() | fresh
     everything = {report.MACHINE_KEY: report.machine(), **results}
     RESULTS.mkdir(exist_ok=True)

@@ -69,11 +69,8 @@ def _measured_on(name: str, figures: dict[str, Any]) -> str:
     git = setup.get("git") or {}
     commit = git.get("head") or "?"
     # The results themselves, and the README they fill, are written by the run.
-    changed = [
-        line[3:]
-        for line in git.get("dirty") or []
-        if not line[3:].startswith(("bench/results/", "README.md"))
-    ]
+    paths = [line.split(maxsplit=1)[-1] for line in git.get("dirty") or []]
+    changed = [p for p in paths if not p.startswith(("bench/results/", "README.md"))]
     dirty = f" plus uncommitted changes to {', '.join(changed)}" if changed else ""
     load = setup.get("loadavg_1m")
     at = setup.get("measured_at", "")
