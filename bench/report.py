@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.scale_in import figure_rows
+from bench.scale_in import SPLIT_PARTS, _shown, figure_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -104,17 +104,38 @@ def headline(results: dict[str, Any]) -> str:
     return "\n".join(figure_rows(rows))
 
 
+def split(results: dict[str, Any]) -> str:
+    """Where an update's round trip goes (`stacks`: p50 of each part, from the histories)."""
+    stacks = results.get("stacks", {})
+    echo, trips = stacks.get("echo", {}), stacks.get("round_trips", {})
+    rows = {
+        "bare update": echo.get("update_split_ms"),
+        "bare update answering after a local-activity write": echo.get("written_update_split_ms"),
+        "mark-unhealthy `PATCH`": trips.get("mark_split_ms"),
+        "lock `POST`": trips.get("lock_split_ms"),
+    }
+    if not any(rows.values()):
+        return ""
+    lines = [
+        "Where an update's round trip goes (`stacks`, p50 of each part, from the workflow's "
+        "history):",
+        "",
+        "| | " + " | ".join(SPLIT_PARTS) + " |",
+        "|---|" + "---|" * len(SPLIT_PARTS),
+    ]
+    for label, parts in rows.items():
+        cells = [_shown((parts or {}).get(part), "ms") for part in SPLIT_PARTS]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def section(results: dict[str, Any]) -> str:
     """What goes between the README's markers."""
-    return "\n".join(
-        [
-            START,
-            header(results),
-            "",
-            headline(results),
-            END,
-        ]
-    )
+    parts = [START, header(results), "", headline(results)]
+    table = split(results)
+    if table:
+        parts += ["", table]
+    return "\n".join([*parts, END])
 
 
 def update_readme(results: dict[str, Any], readme: Path = README) -> bool:

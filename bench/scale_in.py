@@ -43,7 +43,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -55,6 +55,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from temporalio import activity, workflow
 from temporalio.api.enums.v1 import EventType, TimeoutType, WorkflowTaskFailedCause
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
@@ -286,27 +287,76 @@ class BareHooks:
         self.deleted.setdefault(workflow_id, time.time())
 
 
-async def _timed(call: Callable[[], Awaitable[Any]], runs: int) -> list[float]:
+async def _timed(
+    call: Callable[[], Awaitable[Any]],
+    runs: int,
+    windows: list[tuple[float, float]] | None = None,
+) -> list[float]:
+    """Durations of `runs` calls in turn; with `windows`, each call's wall-clock span too."""
     samples = []
     for _ in range(runs):
-        start = time.perf_counter()
+        sent, start = time.time(), time.perf_counter()
         await call()
         samples.append(time.perf_counter() - start)
+        if windows is not None:
+            windows.append((sent, time.time()))
     return samples
 
 
-async def _echo_baseline(client: Client, queue: str) -> dict[str, float | None]:
+def _event_s(event: HistoryEvent) -> float:
+    return event.event_time.seconds + event.event_time.nanos / 1e9
+
+
+#: The parts of an update's round trip that a workflow's history shows (task_split).
+SPLIT_PARTS = ("sent → task scheduled", "task queued", "task on the worker", "task done → answer")
+
+
+def task_split(
+    events: Sequence[HistoryEvent], windows: Sequence[tuple[float, float]]
+) -> dict[str, float | None]:
+    """Where calls to a workflow went, p50 ms per part: each call (its wall-clock window)
+    is matched to the first workflow task scheduled after it was sent, whose scheduled,
+    started and completed times are in the history (one machine, one clock)."""
+    tasks: list[tuple[float, float, float]] = []
+    scheduled = started = 0.0
+    for event in events:
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
+            scheduled = _event_s(event)
+        elif event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+            started = _event_s(event)
+        elif event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED and scheduled:
+            tasks.append((scheduled, started, _event_s(event)))
+    parts: list[list[float]] = [[] for _ in SPLIT_PARTS]
+    for sent, answered in windows:
+        task = next((t for t in tasks if t[0] >= sent - 0.001), None)
+        if task is None or task[2] > answered:
+            continue
+        for samples, value in zip(
+            parts,
+            (task[0] - sent, task[1] - task[0], task[2] - task[1], answered - task[2]),
+            strict=True,
+        ):
+            samples.append(value)
+    return {name: _ms(_pct(samples, 0.5)) for name, samples in zip(SPLIT_PARTS, parts, strict=True)}
+
+
+async def _echo_baseline(client: Client, queue: str) -> dict[str, Any]:
     handle = await client.start_workflow(
         BenchEchoWorkflow.run, id=f"bench-echo:{uuid.uuid4()}", task_queue=queue
     )
     for _ in range(WARMUP_CALLS):
         await handle.execute_update(BenchEchoWorkflow.bump, 1)
-    updates = await _timed(lambda: handle.execute_update(BenchEchoWorkflow.bump, 1), BASELINE_CALLS)
+    bumped: list[tuple[float, float]] = []
+    updates = await _timed(
+        lambda: handle.execute_update(BenchEchoWorkflow.bump, 1), BASELINE_CALLS, bumped
+    )
     for _ in range(WARMUP_CALLS):
         await handle.execute_update("bump_written", 1, result_type=int)
+    wrote: list[tuple[float, float]] = []
     written = await _timed(
-        lambda: handle.execute_update("bump_written", 1, result_type=int), BASELINE_CALLS
+        lambda: handle.execute_update("bump_written", 1, result_type=int), BASELINE_CALLS, wrote
     )
+    events = list((await handle.fetch_history()).events)
     signals = await _timed(lambda: handle.signal(BenchEchoWorkflow.poke), BASELINE_CALLS)
     await handle.signal(BenchEchoWorkflow.finish)
     await handle.result()
@@ -315,6 +365,8 @@ async def _echo_baseline(client: Client, queue: str) -> dict[str, float | None]:
         "update_p99_ms": _ms(_pct(updates, 0.99)),
         "written_update_p50_ms": _ms(_pct(written, 0.5)),
         "written_update_p99_ms": _ms(_pct(written, 0.99)),
+        "update_split_ms": task_split(events, bumped),
+        "written_update_split_ms": task_split(events, wrote),
         "signal_p50_ms": _ms(_pct(signals, 0.5)),
         "signal_p99_ms": _ms(_pct(signals, 0.99)),
     }

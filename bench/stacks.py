@@ -48,8 +48,10 @@ from bench.scale_in import (
     _timed,
     echo_worker,
     figure_rows,
+    task_split,
 )
 from bench.stack import BENCH_PROJECT, Stack, running_stack
+from workflows import ids
 
 LATENCY_MS = 200
 #: Creates of each independent size (the box's load makes 100 servers noisy).
@@ -172,16 +174,22 @@ async def _profile(client: Client, stack_id: str) -> dict[str, Any]:
     }
 
 
-async def _round_trips(api: httpx.AsyncClient, url: str) -> dict[str, Any]:
-    """Mark-unhealthy, lock and unlock API round trips on an idle stack, and a GET."""
+async def _round_trips(api: httpx.AsyncClient, client: Client, url: str) -> dict[str, Any]:
+    """Mark-unhealthy, lock and unlock API round trips on an idle stack, and a GET; and
+    where the marks' and locks' time went, from the stack workflow's history."""
     flips = itertools.count()
+    marked: list[tuple[float, float]] = []
+    locked: list[tuple[float, float]] = []
 
     async def mark() -> None:
         body = {"mark_unhealthy": next(flips) % 2 == 0}
         _expect(await api.patch(f"{url}/resources/server000", json=body), 200)
 
     await _timed(mark, WARMUP_CALLS)
-    marks = await _timed(mark, BASELINE_CALLS)
+    marks = await _timed(mark, BASELINE_CALLS, marked)
+    # Fetched now: the workflow may continue as new before the locks.
+    stack_id = url.rstrip("/").rsplit("/", 1)[-1]
+    mark_split = task_split(await _events(client, ids.stack(stack_id)), marked)
     gets = await _timed(lambda: api.get(url), BASELINE_CALLS)
     locks: list[float] = []
     unlocks: list[float] = []
@@ -191,21 +199,29 @@ async def _round_trips(api: httpx.AsyncClient, url: str) -> dict[str, Any]:
             ({"unlock": None}, unlocks, "UNLOCK_COMPLETE"),
         ):
             await asyncio.sleep(IDLE_S)
-            start = time.perf_counter()
+            sent, start = time.time(), time.perf_counter()
             _expect(await api.post(f"{url}/actions", json=action), 200)
             if i >= LOCK_WARMUP:
                 samples.append(time.perf_counter() - start)
+                if samples is locks:
+                    locked.append((sent, time.time()))
             settled = await _settled(api, url, 60)
             if settled["stack_status"] != status:
                 raise RuntimeError(f"{url}: {settled['stack_status']} instead of {status}")
+    events = await _events(client, ids.stack(stack_id))
     return {
         f"{name}_{q}_ms": _ms(_pct(samples, p))
         for name, samples in (("mark", marks), ("lock", locks), ("unlock", unlocks), ("get", gets))
         for q, p in (("p50", 0.5), ("p99", 0.99))
-    } | {"mark_calls": len(marks), "lock_calls": len(locks)}
+    } | {
+        "mark_calls": len(marks),
+        "lock_calls": len(locks),
+        "mark_split_ms": mark_split,
+        "lock_split_ms": task_split(events, locked),
+    }
 
 
-async def _bare_update(client: Client) -> dict[str, float | None]:
+async def _bare_update(client: Client) -> dict[str, Any]:
     queue = f"bench-stacks-baseline-{uuid.uuid4()}"
     with echo_worker(client, queue) as worker:
         async with worker:
@@ -226,7 +242,7 @@ async def _measure(stack: Stack) -> dict[str, Any]:
         creates[f"{CHAIN}-deep chain"] = await _create(stack, api, "chain", chain)
         print("stacks: creates done", flush=True)
         echo = await _bare_update(stack.temporal)
-        trips = await _round_trips(api, creates["1 independent #1"]["url"])
+        trips = await _round_trips(api, stack.temporal, creates["1 independent #1"]["url"])
     return {"creates": creates, "echo": echo, "round_trips": trips}
 
 
