@@ -4,8 +4,8 @@
 
 `python -m bench` calls this after every run, so the README always shows the committed
 results. The table holds each benchmark's goals and the same-run baselines they are
-measured against; `bench/results/latest.md` has every figure and detail. The machine and
-the commit each benchmark ran on head both.
+measured against; `bench/results/latest.md` has every figure and detail. Both start with
+the machine, and the commit each benchmark ran on.
 """
 
 from __future__ import annotations

@@ -133,7 +133,10 @@ class StackWalk:
             self.waiting.pop(name, None)
             self.notes.pop(name, None)
             self.finished += 1
-            self._show(total)
+            # A run evicted from the worker's cache is closed by the garbage collector,
+            # outside any workflow: there is nothing to show then.
+            if workflow.in_workflow():
+                self._show(total)
 
     def _show(self, total: int) -> None:
         """Current details for the UI (not a command, so replays are unaffected)."""

@@ -203,7 +203,12 @@ async def test_a_mark_upserts_warden_status_only_when_it_changes(harness: Harnes
     await send(handle, "update", StackOperationRequest(existing=True))
     stack = await stack_settles(harness, stack_id)
     assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
-    assert (await upserts())[len(before) :] == [
+
+    async def updated() -> list[str] | None:  # the row is written just before the upsert
+        shown = (await upserts())[len(before) :]
+        return shown if shown[-1:] == ["UPDATE_COMPLETE"] else None
+
+    assert await eventually(updated, what="WardenStatus UPDATE_COMPLETE") == [
         "UPDATE_IN_PROGRESS",
         "UPDATE_COMPLETE",
     ]
