@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -18,6 +18,15 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         None, description="SQLAlchemy URL; default sqlite:///<var_dir>/warden.db"
     )
+
+    @field_validator("database_url")
+    @classmethod
+    def _sqlite_or_postgresql(cls, url: str | None) -> str | None:
+        """Projection writes use SQLite's and PostgreSQL's INSERT … ON CONFLICT: refuse any
+        other database when the process starts, not at its first write."""
+        if url is not None and not url.startswith(("sqlite:", "postgresql:", "postgresql+")):
+            raise ValueError("must be a sqlite:/// or postgresql:// URL")
+        return url
 
     temporal_address: str = Field(
         "localhost:7233",

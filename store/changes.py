@@ -64,14 +64,12 @@ def _row_keys(changes: ChangeSet) -> list[str]:
     ]
 
 
+#: The dialects' INSERTs, which know ON CONFLICT (settings admit no other database).
+_INSERTS: dict[str, Callable[..., Any]] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+
+
 def _insert_of(session: Session) -> Callable[..., Any]:
-    """The dialect's INSERT, which knows ON CONFLICT (SQLite and PostgreSQL alike)."""
-    name = session.connection().dialect.name
-    if name == "postgresql":
-        return postgresql.insert
-    if name == "sqlite":
-        return sqlite.insert
-    raise NotImplementedError(f"no upsert for the {name} dialect")
+    return _INSERTS[session.connection().dialect.name]
 
 
 def _newer_wins(session: Session, model: type[SQLModel], rows: Sequence[dict[str, Any]]) -> None:

@@ -15,7 +15,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy.engine import Engine
-from sqlmodel import SQLModel, func, select
+from sqlmodel import Session, SQLModel, func, select
 
 import store.tables  # noqa: F401  (registers every table on SQLModel.metadata)
 from activities.store import StoreActivities
@@ -112,21 +112,6 @@ def node_snapshot(minute: int) -> NodeSnapshot:
     )
 
 
-def test_snapshots_of_one_node_written_at_once_keep_the_newest(engine: Engine) -> None:
-    """A late retry of an older snapshot never overwrites a newer one."""
-    store = StoreActivities(engine)
-    minutes = list(range(WRITERS))
-    all_at_once(
-        [
-            functools.partial(store.record_changes, ChangeSet(nodes=[node_snapshot(m)]))
-            for m in minutes
-        ]
-    )
-    with session_scope(engine) as session:
-        record = session.get(NodeRecord, "n1")
-        assert record is not None and record.physical_id == f"server-{max(minutes)}"
-
-
 def test_one_event_written_by_racing_retries_is_stored_once(engine: Engine) -> None:
     store = StoreActivities(engine)
     event = Event(event_id="e1", project_id="p", obj_type="node", obj_id="n1", at=AT)
@@ -151,17 +136,28 @@ def resource_snapshot(minute: int, status: str = "COMPLETE") -> ResourceSnapshot
     )
 
 
-def test_snapshots_of_one_resource_written_at_once_keep_the_newest(engine: Engine) -> None:
+@pytest.mark.parametrize(
+    ("changes_at", "stored"),
+    [
+        (lambda m: ChangeSet(nodes=[node_snapshot(m)]), lambda s: s.get(NodeRecord, "n1")),
+        (
+            lambda m: ChangeSet(resources=[resource_snapshot(m)]),
+            lambda s: s.get(StackResourceRecord, ("s1", "web")),
+        ),
+    ],
+    ids=["node", "resource"],
+)
+def test_snapshots_of_one_row_written_at_once_keep_the_newest(
+    engine: Engine,
+    changes_at: Callable[[int], ChangeSet],
+    stored: Callable[[Session], NodeRecord | StackResourceRecord | None],
+) -> None:
+    """A late retry of an older snapshot never overwrites a newer one."""
     store = StoreActivities(engine)
     minutes = list(range(WRITERS))
-    all_at_once(
-        [
-            functools.partial(store.record_changes, ChangeSet(resources=[resource_snapshot(m)]))
-            for m in minutes
-        ]
-    )
+    all_at_once([functools.partial(store.record_changes, changes_at(m)) for m in minutes])
     with session_scope(engine) as session:
-        record = session.get(StackResourceRecord, ("s1", "web"))
+        record = stored(session)
         assert record is not None and record.physical_id == f"server-{max(minutes)}"
 
 

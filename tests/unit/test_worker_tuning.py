@@ -49,3 +49,14 @@ def test_a_worker_without_capacity_is_refused_naming_the_setting(
     monkeypatch.setenv(f"WARDEN_{name.upper()}", str(value))
     with pytest.raises(ValidationError, match=name):
         Settings()
+
+
+def test_a_database_warden_cannot_write_is_refused_at_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WARDEN_DATABASE_URL", "mysql://warden@db/warden")
+    with pytest.raises(ValidationError, match="database_url"):
+        Settings()
+    for url in ("sqlite:///var/w.db", "postgresql://w@db/w", "postgresql+psycopg://w@db/w"):
+        monkeypatch.setenv("WARDEN_DATABASE_URL", url)
+        assert Settings().resolved_database_url == url
