@@ -124,8 +124,9 @@ async def current_caller(
     return await keystone.caller(token)
 
 
-def writer(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
-    """Authenticate and require a role that may change things (403 for readers)."""
+async def writer(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
+    """Authenticate and require a role that may change things (403 for readers).
+    `async`, though it never waits: a plain `def` would cost a thread hop (api/deps.py)."""
     if not caller.can_write:
         raise Forbidden("This token's role (reader) may not change anything.")
     return caller

@@ -38,17 +38,22 @@ class Database:
             return query(session, *args, **kwargs)
 
 
-def _database(request: Request) -> Database:
+# The dependencies below are `async def` although they never wait: FastAPI runs a plain
+# `def` dependency in its thread pool, a thread hop per dependency per request, queued
+# behind the database's queries under load (issue 19).
+
+
+async def _database(request: Request) -> Database:
     db: Database = request.app.state.db
     return db
 
 
-def _gateway(request: Request) -> TemporalGateway:
+async def _gateway(request: Request) -> TemporalGateway:
     gateway: TemporalGateway = request.app.state.temporal
     return gateway
 
 
-def _settings(request: Request) -> Settings:
+async def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 

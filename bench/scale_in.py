@@ -387,7 +387,9 @@ async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int)
     types: Counter[str] = Counter()
     starts: list[float] = []
     counts = await _history_lengths(client, [parent_id], types, starts)
-    counts |= await _history_lengths(client, children, types)
+    signaled: dict[str, float] = {}
+    counts |= await _history_lengths(client, children, types, signaled=signaled)
+    split = [c for c in children if c in signaled and c in hooks.returned]
     started = sorted(t - start_wall for t in starts)
     return {
         "nodes": n,
@@ -399,6 +401,12 @@ async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int)
         "signal_returned_to_activity_p50_ms": _ms(_pct(after_returned, 0.5)),
         "signal_call_p50_ms": _ms(
             _pct((hooks.returned[c] - hooks.sent[c] for c in children if c in hooks.returned), 0.5)
+        ),
+        "signal_sent_to_recorded_p50_ms": _ms(
+            _pct((signaled[c] - hooks.sent[c] for c in split), 0.5)
+        ),
+        "signal_recorded_to_returned_p50_ms": _ms(
+            _pct((hooks.returned[c] - signaled[c] for c in split), 0.5)
         ),
         "events_per_node": sum(counts.values()) / n,
         "parent_history": counts[parent_id],
@@ -534,9 +542,11 @@ async def _history_lengths(
     types: Counter[str] | None = None,
     child_starts: list[float] | None = None,
     task_problems: Counter[str] | None = None,
+    signaled: dict[str, float] | None = None,
 ) -> dict[str, int]:
-    """Events in each history; optionally tallies event types, child start times and
-    workflow task failures/timeouts (by workflow kind and cause)."""
+    """Events in each history; optionally tallies event types, child start times,
+    workflow task failures/timeouts (by workflow kind and cause) and when each workflow
+    got its first signal (the server's time of recording it)."""
     gate = asyncio.Semaphore(HISTORY_FETCH_CONCURRENCY)
 
     async def one(wid: str) -> tuple[str, int]:
@@ -553,6 +563,17 @@ async def _history_lengths(
                 elif e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
                     timeout = e.workflow_task_timed_out_event_attributes.timeout_type
                     task_problems[f"{kind} timed out: {TimeoutType.Name(timeout)}"] += 1
+        if signaled is not None:
+            first = next(
+                (
+                    e
+                    for e in history.events
+                    if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
+                ),
+                None,
+            )
+            if first is not None:
+                signaled[wid] = first.event_time.seconds + first.event_time.nanos / 1e9
         if child_starts is not None:
             child_starts.extend(
                 e.event_time.seconds + e.event_time.nanos / 1e9
@@ -828,7 +849,10 @@ async def _scale_in_case(
         problems: Counter[str] = Counter()
         lengths = await _history_lengths(client, sorted({op, *ops}), types, starts, problems)
         started = sorted(t - sent_wall for t in starts if t >= sent_wall)
-        victim_lengths = await _history_lengths(client, victims, types, task_problems=problems)
+        signaled: dict[str, float] = {}
+        victim_lengths = await _history_lengths(
+            client, victims, types, task_problems=problems, signaled=signaled
+        )
         cluster_full = await _history_lengths(client, [cluster_wf], task_problems=problems)
         all_lengths = {**lengths, **victim_lengths, **cluster_full}
         largest = max(all_lengths, key=lambda w: all_lengths[w])
@@ -843,6 +867,13 @@ async def _scale_in_case(
                 latency_returned.append(deleted[0] - done.returned)
         arrivals = sorted(at - sent_wall for at, _ in messages.values())
         rtts = [c.returned - c.sent for c in completions.values() if c.status == "202"]
+        # The POST's two halves: until Temporal recorded the signal (the API's own work,
+        # its database read and the signal call), then until the answer came back.
+        recorded = [
+            (signaled[f"node-delete:{t}"], c)
+            for t, c in completions.items()
+            if c.status == "202" and c.attempts == 1 and f"node-delete:{t}" in signaled
+        ]
         ended = _utc_timestamp(action["ended_at"]) if action.get("ended_at") else None
         cluster_view = (_ok(await api.get(f"/v1/clusters/{cluster_id}"), 200))["cluster"]
         succeeded = await _succeeded_node_deletes(api, set(messages))
@@ -874,6 +905,10 @@ async def _scale_in_case(
         "completion_retries": sum(c.attempts - 1 for c in completions.values()),
         "complete_post_p50_ms": _ms(_pct(rtts, 0.5)),
         "complete_post_p99_ms": _ms(_pct(rtts, 0.99)),
+        "complete_sent_to_signal_p50_ms": _ms(_pct((at - c.sent for at, c in recorded), 0.5)),
+        "complete_signal_to_returned_p50_ms": _ms(
+            _pct((c.returned - at for at, c in recorded), 0.5)
+        ),
         "servers_deleted": len(servers & deletes.keys()),
         "complete_to_delete_p50_ms": _ms(_pct(latency_sent, 0.5)),
         "complete_to_delete_p99_ms": _ms(_pct(latency_sent, 0.99)),
@@ -1041,8 +1076,24 @@ def figures(
                 f"{n}: complete_lifecycle POST p50",
                 case["complete_post_p50_ms"],
                 "ms",
-                signal_p50,
-                "bare signal p50",
+                bare.get("signal_call_p50_ms", signal_p50),
+                "bare signal p50, same load" if bare else "bare signal p50",
+                headline=True,
+            ),
+            _figure(
+                f"{n}: complete_lifecycle POST sent → signal recorded p50",
+                case.get("complete_sent_to_signal_p50_ms"),
+                "ms",
+                bare.get("signal_sent_to_recorded_p50_ms"),
+                "bare, same load",
+                headline=True,
+            ),
+            _figure(
+                f"{n}: signal recorded → complete_lifecycle POST returned p50",
+                case.get("complete_signal_to_returned_p50_ms"),
+                "ms",
+                bare.get("signal_recorded_to_returned_p50_ms"),
+                "bare, same load",
                 headline=True,
             ),
             _figure(

@@ -8,11 +8,15 @@ One real stack (`bench.stack`) whose simcloud answers every OpenStack call after
    medians; 1 is the baseline) and a 10-deep `depends_on` chain. Each size is also held
    against its CPU floor: the CPU seconds every process spent on it, over the cores.
    The critical-path floor is the one-server time for independent servers and 10x it
-   for the chain. A server is 4
-   compute calls (`create_server`: lookup, POST, GET; `wait_server_active`: GET), at
-   least 800 ms of latency. Each create's histories are profiled (queueing and run
-   times of activities and workflow tasks, retries) with each process's CPU seconds.
-2. API round trips on an idle one-server stack: mark-unhealthy (`PATCH` true and false
+   for the chain. A server is 3 compute calls (`create_server`: lookup, POST, GET; simcloud
+   builds at once, so no `wait_server_active`), at least 600 ms of latency. Each create's
+   histories are profiled (queueing and run times of activities and workflow tasks,
+   retries) with each process's CPU seconds.
+2. The bare floor of the same sizes: one bare workflow runs Warden's own compute
+   activities for every server at once (`BenchServersWorkflow`, worker here, Warden's
+   cloud driver, the same simcloud): whether a goal is below what bare Temporal does
+   with the same cloud calls on this machine, and what Warden adds to it.
+3. API round trips on an idle one-server stack: mark-unhealthy (`PATCH` true and false
    alternately) and lock (`POST …/actions` until the 200; LOCK_COMPLETE, unlock and
    UNLOCK_COMPLETE are waited for untimed, then `IDLE_S`), p50/p99 against a bare
    Temporal update on the same dev server (`bench.scale_in`'s echo workflow, worker here),
@@ -28,13 +32,17 @@ import os
 import statistics
 import time
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import httpx
+from temporalio import workflow
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
+from activities.cloud import CloudConfig, CloudSession
+from activities.compute import ComputeActivities
 from bench.scale_in import (
     BASELINE_CALLS,
     WARMUP_CALLS,
@@ -51,7 +59,10 @@ from bench.scale_in import (
     task_split,
 )
 from bench.stack import BENCH_PROJECT, Stack, running_stack
+from config.settings import Settings
+from domain.servers import ServerRequest
 from workflows import ids
+from workflows.cluster_ops import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
 
 LATENCY_MS = 200
 #: Creates of each independent size (the box's load makes 100 servers noisy).
@@ -71,11 +82,89 @@ IDLE_S = 0.2
 POLL_S = 0.02
 CREATE_TIMEOUT_S = 900.0
 BASE = f"/v1/{BENCH_PROJECT}/stacks"
-SERVER = {"type": "OS::Nova::Server", "properties": {"image": "cirros", "flavor": "m1.tiny"}}
+IMAGE, FLAVOR = "cirros", "m1.tiny"
+SERVER = {"type": "OS::Nova::Server", "properties": {"image": IMAGE, "flavor": FLAVOR}}
 _STARTED = EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
 _COMPLETED = EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
 _TASK_STARTED = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
 _CHILD_STARTED = EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
+
+
+@workflow.defn(name="BenchServersWorkflow")
+class BenchServersWorkflow:
+    """The bare floor of N independent servers: one workflow runs Warden's own compute
+    activities for every server at once (`create_server`: lookup, POST, GET; then, unless
+    the server is ACTIVE already, `wait_server_active`, retried while it builds), with
+    Warden's timeouts and retry policies. No entity workflow, child, projection write or
+    API poll."""
+
+    @workflow.run
+    async def run(self, count: int) -> int:
+        prefix = workflow.info().workflow_id.rsplit(":", 1)[-1]
+
+        async def one(i: int) -> None:
+            request = ServerRequest(
+                name=f"bare-{prefix}-{i:04d}",
+                image=IMAGE,
+                flavor=FLAVOR,
+                request_id=str(workflow.uuid4()),
+            )
+            created = await workflow.execute_activity_method(
+                ComputeActivities.create_server,
+                request,
+                start_to_close_timeout=timedelta(seconds=60),
+                retry_policy=CLOUD_RETRY,
+            )
+            if created.status.upper() == "ACTIVE":
+                return  # as Warden: no wait for a server built at once
+            await workflow.execute_activity_method(
+                ComputeActivities.wait_server_active,
+                created.physical_id,
+                start_to_close_timeout=timedelta(seconds=30),
+                schedule_to_close_timeout=SERVER_WAIT,
+                retry_policy=POLL_RETRY,
+            )
+
+        await asyncio.gather(*(one(i) for i in range(count)))
+        return count
+
+
+async def _bare_creates(stack: Stack) -> dict[str, dict[str, Any]]:
+    """`BenchServersWorkflow` for each size, as often as Warden's creates, on a worker in
+    this process with Warden's cloud driver against the same simcloud: wall time from
+    the start to the result, and each process's CPU seconds."""
+    settings = Settings(
+        simcloud_host="127.0.0.1", simcloud_port=int(stack.env["WARDEN_SIMCLOUD_PORT"])
+    )
+    queue = f"bench-stacks-servers-{uuid.uuid4()}"
+    done: dict[str, dict[str, Any]] = {}
+    async with CloudSession(CloudConfig.from_settings(settings)) as cloud:
+        compute = ComputeActivities(cloud.compute)
+        more = {
+            "workflows": [BenchServersWorkflow],
+            "activities": [compute.create_server, compute.wait_server_active],
+        }
+        with echo_worker(stack.temporal, queue, **more) as worker:
+            async with worker:
+                warm_up = f"bench-servers:warm-up-{uuid.uuid4().hex[:8]}"
+                await stack.temporal.execute_workflow(
+                    BenchServersWorkflow.run, 1, id=warm_up, task_queue=queue
+                )
+                for size in (1, *SIZES):
+                    for run in range(1, RUNS_OF.get(size, RUNS) + 1):
+                        cpu = stack.cpu()
+                        start = time.perf_counter()
+                        await stack.temporal.execute_workflow(
+                            BenchServersWorkflow.run,
+                            size,
+                            id=f"bench-servers:{uuid.uuid4().hex[:8]}",
+                            task_queue=queue,
+                        )
+                        done[f"{size} bare #{run}"] = {
+                            "wall_s": time.perf_counter() - start,
+                            "cpu_s": _delta(stack.cpu(), cpu),
+                        }
+    return done
 
 
 def _template(count: int, *, chain: bool = False) -> dict[str, Any]:
@@ -241,9 +330,11 @@ async def _measure(stack: Stack) -> dict[str, Any]:
         chain = _template(CHAIN, chain=True)
         creates[f"{CHAIN}-deep chain"] = await _create(stack, api, "chain", chain)
         print("stacks: creates done", flush=True)
+        bare = await _bare_creates(stack)
+        print("stacks: bare fan-outs done", flush=True)
         echo = await _bare_update(stack.temporal)
         trips = await _round_trips(api, stack.temporal, creates["1 independent #1"]["url"])
-    return {"creates": creates, "echo": echo, "round_trips": trips}
+    return {"creates": creates, "bare_creates": bare, "echo": echo, "round_trips": trips}
 
 
 def _cpu_floor_s(creates: dict[str, Any], size: int) -> float:
@@ -255,14 +346,83 @@ def _cpu_floor_s(creates: dict[str, Any], size: int) -> float:
     return statistics.median(used) / (os.cpu_count() or 1)
 
 
+def _median_of(walls: dict[str, float], prefix: str) -> tuple[float, str] | None:
+    runs = [w for k, w in walls.items() if k.startswith(prefix)]
+    if not runs:
+        return None
+    return statistics.median(runs), f"median of {len(runs)}: {min(runs):.2f}-{max(runs):.2f} s"
+
+
+def _bare_rows(bare: dict[str, dict[str, Any]], walls: dict[str, float]) -> list[dict[str, Any]]:
+    """The bare fan-out of each size against bare one server (is the goal below it?), and
+    Warden's create against the bare fan-out of its size (what Warden adds)."""
+    bare_walls = {k: c["wall_s"] for k, c in bare.items()}
+    one = _median_of(bare_walls, "1 bare #")
+    if one is None:
+        return []
+    single, spread = one
+    label = f"1 server, bare Temporal with Warden's compute activities ({spread})"
+    rows = [_figure(label, single, "s", headline=True)]
+    for n in SIZES:
+        fan, warden = _median_of(bare_walls, f"{n} bare #"), _median_of(walls, f"{n} independent #")
+        if fan is None or warden is None:
+            continue
+        goal_ratio = GOAL_INDEPENDENT_RATIO.get(n)
+        goal = f"Warden's: ≤ {goal_ratio:g}x 1 server" if goal_ratio else ""
+        met = fan[0] <= goal_ratio * single if goal_ratio else None
+        rows.append(
+            _figure(
+                f"{n} independent servers, bare Temporal with the same activities ({fan[1]})",
+                fan[0],
+                "s",
+                single,
+                "bare: 1 server",
+                goal,
+                met,
+                headline=bool(goal_ratio),
+            )
+        )
+        if goal_ratio:
+            # However cheap the worker, the Temporal server and the cloud must do this.
+            used = [c["cpu_s"] for k, c in bare.items() if k.startswith(f"{n} bare #")]
+            server_cpu = statistics.median(
+                u.get("temporal", 0.0) + u.get("simcloud", 0.0) for u in used
+            ) / (os.cpu_count() or 1)
+            rows.append(
+                _figure(
+                    f"{n} independent servers, bare: CPU of the Temporal server and simcloud "
+                    f"alone / {os.cpu_count()} cores",
+                    server_cpu,
+                    "s",
+                    single,
+                    "bare: 1 server",
+                    goal,
+                    server_cpu <= goal_ratio * single,
+                    headline=True,
+                )
+            )
+        rows.append(
+            _figure(
+                f"{n} independent servers: create, against the bare fan-out",
+                warden[0],
+                "s",
+                fan[0],
+                f"bare: {n} servers",
+                headline=bool(goal_ratio),
+            )
+        )
+    return rows
+
+
 def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Create times against the critical-path floor, round trips against a bare update."""
     creates, echo, trips = results["creates"], results["echo"], results["round_trips"]
     walls = {k: c["wall_s"] for k, c in creates.items()}
 
     def median(size: int) -> tuple[float, str]:
-        runs = [w for k, w in walls.items() if k.startswith(f"{size} independent #")]
-        return statistics.median(runs), f"median of {len(runs)}: {min(runs):.2f}-{max(runs):.2f} s"
+        found = _median_of(walls, f"{size} independent #")
+        assert found is not None, f"no create of {size} servers"
+        return found
 
     single, spread = median(1)
     floor = "critical path: 1 server"
@@ -288,6 +448,7 @@ def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
                     headline=bool(goal_ratio),
                 )
             )
+    rows += _bare_rows(results.get("bare_creates", {}), walls)
     chain = walls[f"{CHAIN}-deep chain"]
     rows.append(
         _figure(f"{CHAIN}-deep chain: create", chain, "s", CHAIN * single, f"{CHAIN}x 1 server")
@@ -375,6 +536,11 @@ def table(results: dict[str, Any]) -> str:
     for key in DETAILS:
         lines.append(f"| {key} | " + " | ".join(_cell(c.get(key)) for c in creates.values()) + " |")
     out = ["\n".join(figure_rows(results["figures"])), "", "\n".join(lines)]
+    if bare := results.get("bare_creates"):
+        out.append("\n| bare fan-out | " + " | ".join(bare) + " |")
+        out.append("|---|" + "---|" * len(bare))
+        for key in ("wall_s", "cpu_s"):
+            out.append(f"| {key} | " + " | ".join(_cell(c[key]) for c in bare.values()) + " |")
     out.append(f"\nround trips: {results['round_trips']}")
     out.append(f"setup: {results['setup']}")
     return "\n".join(out)
