@@ -32,7 +32,6 @@ import os
 import statistics
 import time
 import uuid
-from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -62,7 +61,7 @@ from bench.stack import BENCH_PROJECT, Stack, running_stack
 from config.settings import Settings
 from domain.servers import ServerRequest
 from workflows import ids
-from workflows.cluster_ops import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
+from workflows.resource_handlers.base import ResourceFailed, call_activity
 
 LATENCY_MS = 200
 #: Creates of each independent size (the box's load makes 100 servers noisy).
@@ -90,7 +89,7 @@ _TASK_STARTED = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
 _CHILD_STARTED = EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
 
 
-@workflow.defn(name="BenchServersWorkflow")
+@workflow.defn(name="BenchServersWorkflow", failure_exception_types=[ResourceFailed])
 class BenchServersWorkflow:
     """The bare floor of N independent servers: one workflow runs Warden's own compute
     activities for every server at once (`create_server`: lookup, POST, GET; then, unless
@@ -109,20 +108,12 @@ class BenchServersWorkflow:
                 flavor=FLAVOR,
                 request_id=str(workflow.uuid4()),
             )
-            created = await workflow.execute_activity_method(
-                ComputeActivities.create_server,
-                request,
-                start_to_close_timeout=timedelta(seconds=60),
-                retry_policy=CLOUD_RETRY,
-            )
+            # Called as Warden's server handler calls them, with the same options.
+            created = await call_activity(ComputeActivities.create_server, request)
             if created.status.upper() == "ACTIVE":
                 return  # as Warden: no wait for a server built at once
-            await workflow.execute_activity_method(
-                ComputeActivities.wait_server_active,
-                created.physical_id,
-                start_to_close_timeout=timedelta(seconds=30),
-                schedule_to_close_timeout=SERVER_WAIT,
-                retry_policy=POLL_RETRY,
+            await call_activity(
+                ComputeActivities.wait_server_active, created.physical_id, timeout_s=30, poll=True
             )
 
         await asyncio.gather(*(one(i) for i in range(count)))
