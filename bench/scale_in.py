@@ -291,10 +291,15 @@ async def _timed(
     call: Callable[[], Awaitable[Any]],
     runs: int,
     windows: list[tuple[float, float]] | None = None,
+    *,
+    idle_s: float = 0.0,
 ) -> list[float]:
-    """Durations of `runs` calls in turn; with `windows`, each call's wall-clock span too."""
+    """Durations of `runs` calls in turn; with `windows`, each call's wall-clock span too.
+    `idle_s`: an untimed pause before each call (calls paced like the lock's)."""
     samples = []
     for _ in range(runs):
+        if idle_s:
+            await asyncio.sleep(idle_s)
         sent, start = time.time(), time.perf_counter()
         await call()
         samples.append(time.perf_counter() - start)
@@ -340,7 +345,12 @@ def task_split(
     return {name: _ms(_pct(samples, 0.5)) for name, samples in zip(SPLIT_PARTS, parts, strict=True)}
 
 
-async def _echo_baseline(client: Client, queue: str) -> dict[str, Any]:
+async def _echo_baseline(
+    client: Client, queue: str, *, paced_s: float = 0.0, paced_calls: int = 0
+) -> dict[str, Any]:
+    """Bare update, written update and signal round trips, back to back; with
+    `paced_calls`, the updates again with `paced_s` of idle before each, as a call
+    that waits for its operation to finish first meets the machine."""
     handle = await client.start_workflow(
         BenchEchoWorkflow.run, id=f"bench-echo:{uuid.uuid4()}", task_queue=queue
     )
@@ -357,6 +367,16 @@ async def _echo_baseline(client: Client, queue: str) -> dict[str, Any]:
         lambda: handle.execute_update("bump_written", 1, result_type=int), BASELINE_CALLS, wrote
     )
     events = list((await handle.fetch_history()).events)
+    paced: dict[str, Any] = {}
+    for name, update in (("update", "bump"), ("written_update", "bump_written")):
+        if paced_calls:
+
+            async def call(update: str = update) -> None:
+                await handle.execute_update(update, 1, result_type=int)
+
+            calls = await _timed(call, paced_calls, idle_s=paced_s)
+            paced[f"paced_{name}_p50_ms"] = _ms(_pct(calls, 0.5))
+            paced[f"paced_{name}_p99_ms"] = _ms(_pct(calls, 0.99))
     signals = await _timed(lambda: handle.signal(BenchEchoWorkflow.poke), BASELINE_CALLS)
     await handle.signal(BenchEchoWorkflow.finish)
     await handle.result()
@@ -369,6 +389,7 @@ async def _echo_baseline(client: Client, queue: str) -> dict[str, Any]:
         "written_update_split_ms": task_split(events, wrote),
         "signal_p50_ms": _ms(_pct(signals, 0.5)),
         "signal_p99_ms": _ms(_pct(signals, 0.99)),
+        **paced,
     }
 
 
