@@ -9,6 +9,7 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 from domain.actions import ActionChange, ActionStatus
 from store.columns import json_column, utc_column
+from store.db import insert_of
 
 
 class ActionRecord(SQLModel, table=True):
@@ -33,12 +34,17 @@ class ActionRecord(SQLModel, table=True):
     ended_at: datetime | None = Field(default=None, sa_column=utc_column(nullable=True))
 
 
-def apply_action_change(session: Session, change: ActionChange) -> ActionRecord:
+def apply_action_change(session: Session, change: ActionChange) -> None:
     """Create or update an action record; replaying the same change is a no-op.
 
     A record that already ended is never moved back (a late retry of an earlier
-    write must not resurrect a finished action).
+    write must not resurrect a finished action). The write that creates an action
+    carries its inputs: it is tried first as one INSERT that does nothing if the row
+    exists (0.3 ms instead of 0.8 for the ORM's read and write, on an operation's
+    accept path; issue 19), and merged as below only when the row does exist.
     """
+    if change.inputs is not None and _inserted(session, change):
+        return
     record = session.get(ActionRecord, change.action_id)
     if record is None:
         record = ActionRecord(
@@ -51,7 +57,7 @@ def apply_action_change(session: Session, change: ActionChange) -> ActionRecord:
             updated_at=change.at,
         )
     elif ActionStatus(record.status).is_final and record.status != change.status.value:
-        return record
+        return
     record.status = change.status.value
     record.status_reason = change.status_reason or record.status_reason
     for field in ("inputs", "outputs", "workflow_id"):
@@ -69,7 +75,33 @@ def apply_action_change(session: Session, change: ActionChange) -> ActionRecord:
         record.ended_at = change.at
     record.updated_at = max(record.updated_at, change.at)
     session.add(record)
-    return record
+
+
+def _inserted(session: Session, change: ActionChange) -> bool:
+    """Insert the record `change` creates, the row the merge below would build for an
+    unknown id; False (and nothing written) when the row exists."""
+    final = change.status.is_final
+    row = {
+        "id": change.action_id,
+        "project_id": change.project_id,
+        "name": change.name.value,
+        "target": change.target,
+        "status": change.status.value,
+        "status_reason": change.status_reason,
+        "inputs": change.inputs or {},
+        "outputs": change.outputs or {},
+        "depends_on": list(dict.fromkeys(change.depends_on or [])),
+        "depended_by": list(dict.fromkeys(change.depended_by or [])),
+        "workflow_id": change.workflow_id,
+        "created_at": change.at,
+        "updated_at": change.at,
+        "started_at": change.at if change.status == ActionStatus.RUNNING else None,
+        "ended_at": change.at if final else None,
+    }
+    table: Any = ActionRecord.__table__  # type: ignore[attr-defined]
+    statement = insert_of(session)(table).values(row).on_conflict_do_nothing(index_elements=["id"])
+    # RETURNING, not rowcount: psycopg reports -1 for an INSERT that did nothing.
+    return session.execute(statement.returning(table.c.id)).first() is not None
 
 
 def get_action(session: Session, project_id: str, action_id: str) -> ActionRecord | None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, SQLModel, delete
 
 from domain.projection import (
@@ -16,7 +15,7 @@ from domain.projection import (
 )
 from store.actions import apply_action_change
 from store.clusters import ClusterRecord, NodeRecord
-from store.db import lock_for_write
+from store.db import insert_of, lock_for_write
 from store.events import EventRecord, event_row
 from store.stacks import StackRecord, StackResourceRecord
 
@@ -64,14 +63,6 @@ def _row_keys(changes: ChangeSet) -> list[str]:
     ]
 
 
-#: The dialects' INSERTs, which know ON CONFLICT (settings admit no other database).
-_INSERTS: dict[str, Callable[..., Any]] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
-
-
-def _insert_of(session: Session) -> Callable[..., Any]:
-    return _INSERTS[session.connection().dialect.name]
-
-
 def _newer_wins(session: Session, model: type[SQLModel], rows: Sequence[dict[str, Any]]) -> None:
     """Insert the rows, or overwrite the stored ones not newer than them (`updated_at`):
     a late retry of an older snapshot must not win. One statement for all rows."""
@@ -84,7 +75,7 @@ def _newer_wins(session: Session, model: type[SQLModel], rows: Sequence[dict[str
         seen = latest.get(tuple(row[k] for k in key))
         if seen is None or seen["updated_at"] <= row["updated_at"]:
             latest[tuple(row[k] for k in key)] = row
-    statement = _insert_of(session)(table)
+    statement = insert_of(session)(table)
     statement = statement.on_conflict_do_update(
         index_elements=key,
         set_={name: statement.excluded[name] for name in rows[0] if name not in key},
@@ -98,7 +89,7 @@ def _insert_new(session: Session, model: type[SQLModel], rows: Sequence[dict[str
     if not rows:
         return
     table: Any = model.__table__  # type: ignore[attr-defined]
-    statement = _insert_of(session)(table).on_conflict_do_nothing(index_elements=["id"])
+    statement = insert_of(session)(table).on_conflict_do_nothing(index_elements=["id"])
     session.execute(statement, list(rows))
 
 

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
@@ -22,6 +23,15 @@ logger = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 #: Arbitrary constant naming Warden's migration lock in PostgreSQL.
 _PG_MIGRATION_LOCK = 0x57A4DE
+
+
+#: The dialects' INSERTs, which know ON CONFLICT (settings admit no other database).
+_INSERTS: dict[str, Any] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+
+
+def insert_of(session: Session) -> Any:
+    """The session's dialect's INSERT construct (with `on_conflict_do_*`)."""
+    return _INSERTS[session.connection().dialect.name]
 
 
 def make_engine(url: str) -> Engine:

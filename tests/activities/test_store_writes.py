@@ -186,3 +186,97 @@ def test_events_of_racing_change_sets_are_stored_once_in_order(engine: Engine) -
     with session_scope(engine) as session:
         stored = session.exec(select(EventRecord).order_by(EventRecord.seq)).all()  # type: ignore[arg-type]
         assert [e.id for e in stored] == [e.event_id for e in events]
+
+
+def creating_write(status: ActionStatus, *, links: list[str], minute: int = 0) -> ChangeSet:
+    """An action's first write: it carries the inputs (store/actions.py inserts it)."""
+    return ChangeSet(
+        actions=[
+            ActionChange(
+                action_id="a1",
+                project_id="p",
+                name=ActionName.NODE_DELETE,
+                target="n1",
+                status=status,
+                status_reason=f"{status.value} reason",
+                inputs={"cluster_id": "c"},
+                depends_on=links,
+                workflow_id="node-delete:a1",
+                at=AT + timedelta(minutes=minute),
+            )
+        ]
+    )
+
+
+def stored_action(engine: Engine) -> ActionRecord:
+    with session_scope(engine) as session:
+        record = session.get(ActionRecord, "a1")
+        assert record is not None
+        session.expunge(record)
+        return record
+
+
+@pytest.mark.parametrize(
+    ("status", "started", "ended"),
+    [
+        (ActionStatus.WAITING_LIFECYCLE_COMPLETION, False, False),
+        (ActionStatus.RUNNING, True, False),
+        (ActionStatus.SUCCEEDED, False, True),
+    ],
+)
+def test_an_actions_creating_write_stores_the_whole_record(
+    engine: Engine, status: ActionStatus, started: bool, ended: bool
+) -> None:
+    StoreActivities(engine).record_changes(creating_write(status, links=["p1", "p1", "p2"]))
+    record = stored_action(engine)
+    assert (record.status, record.status_reason, record.inputs, record.outputs) == (
+        status.value,
+        f"{status.value} reason",
+        {"cluster_id": "c"},
+        {},
+    )
+    assert (record.depends_on, record.depended_by, record.workflow_id) == (
+        ["p1", "p2"],
+        [],
+        "node-delete:a1",
+    )
+    assert record.created_at == record.updated_at == AT
+    assert (record.started_at == AT, record.ended_at == AT) == (started, ended)
+    assert (record.started_at is None, record.ended_at is None) == (not started, not ended)
+
+
+def test_a_late_retry_of_an_actions_creating_write_does_not_move_it_back(
+    engine: Engine,
+) -> None:
+    store = StoreActivities(engine)
+    store.record_changes(creating_write(ActionStatus.RUNNING, links=["p1"]))
+    finished = creating_write(ActionStatus.SUCCEEDED, links=[], minute=5)
+    store.record_changes(
+        finished.model_copy(
+            update={"actions": [finished.actions[0].model_copy(update={"inputs": None})]}
+        )
+    )
+    store.record_changes(creating_write(ActionStatus.RUNNING, links=["p1"]))
+    record = stored_action(engine)
+    assert (record.status, record.started_at, record.ended_at) == (
+        "SUCCEEDED",
+        AT,
+        AT + timedelta(minutes=5),
+    )
+
+
+def test_racing_creating_writes_of_one_action_store_one_row_with_every_link(
+    engine: Engine,
+) -> None:
+    store = StoreActivities(engine)
+    links = [f"parent{n}" for n in range(WRITERS)]
+    all_at_once(
+        [
+            functools.partial(store.record_changes, creating_write(ActionStatus.RUNNING, links=[p]))
+            for p in links
+        ]
+    )
+    with session_scope(engine) as session:
+        count = session.exec(select(func.count()).select_from(ActionRecord)).one()
+    assert count == 1
+    assert sorted(stored_action(engine).depends_on) == links
