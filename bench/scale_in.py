@@ -369,14 +369,15 @@ async def _echo_baseline(
     events = list((await handle.fetch_history()).events)
     paced: dict[str, Any] = {}
     for name, update in (("update", "bump"), ("written_update", "bump_written")):
-        if paced_calls:
+        if not paced_calls:
+            break
 
-            async def call(update: str = update) -> None:
-                await handle.execute_update(update, 1, result_type=int)
+        async def call(update: str = update) -> None:
+            await handle.execute_update(update, 1, result_type=int)
 
-            calls = await _timed(call, paced_calls, idle_s=paced_s)
-            paced[f"paced_{name}_p50_ms"] = _ms(_pct(calls, 0.5))
-            paced[f"paced_{name}_p99_ms"] = _ms(_pct(calls, 0.99))
+        calls = await _timed(call, paced_calls, idle_s=paced_s)
+        paced[f"paced_{name}_p50_ms"] = _ms(_pct(calls, 0.5))
+        paced[f"paced_{name}_p99_ms"] = _ms(_pct(calls, 0.99))
     signals = await _timed(lambda: handle.signal(BenchEchoWorkflow.poke), BASELINE_CALLS)
     await handle.signal(BenchEchoWorkflow.finish)
     await handle.result()
