@@ -18,14 +18,18 @@ SQLite file, simcloud, worker, API) in the same run:
    lifecycle token through the API (`complete_lifecycle` at the message's
    `complete_url`) as soon as the message arrives. simcloud posts a Nova notification
    to the same receiver when a server's DELETE arrives; its `timestamp` (taken inside
-   simcloud's DELETE handler) is the backend delete time.
+   simcloud's DELETE handler) is the backend delete time. While it runs, `LoadProbe`
+   times the POST's steps one by one under the same load: a bare signal, an API GET
+   and a complete_lifecycle that answers without calling Temporal (one every 0.5 s).
 
 Figures: end-to-end (scale_in POST → parent action SUCCEEDED, from the action's
 `ended_at`), complete_lifecycle → backend delete p50/p99 (delete time minus the
 moment the complete_lifecycle POST was sent; also minus when it returned), Temporal
 history events per node over every workflow involved (the cluster workflow's growth
 during the scale-in, `cluster-op:…`, its shards and every `node-delete:{token}`), and
-the largest single history; each with its baseline and its goal.
+the largest single history; each with its baseline and its goal. The Temporal server's
+CPU and its store's work by operation (from its Prometheus metrics) are recorded for
+the bare fan-out and for each scale-in, to compare what each asks of the server.
 
 Environment: `BENCH_SCALE_IN_SIZES=100` (comma-separated sizes), `BENCH_TEMPORAL_DB=memory`
 (dev server on in-memory SQLite instead of a file, as the integration tests run it).
@@ -42,8 +46,8 @@ import tempfile
 import threading
 import time
 import uuid
-from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -75,6 +79,10 @@ COMPLETER_CONNECTIONS = 200
 HISTORY_FETCH_CONCURRENCY = 16
 #: Victims of the unloaded probe, scaled in one at a time.
 UNLOADED_ROUNDS = 7
+#: During each scale-in, the floors of the complete_lifecycle POST's steps are probed
+#: this often, in turn: a bare signal, an API GET and a complete_lifecycle that answers
+#: without calling Temporal, each meeting the same load as the completions.
+LOAD_PROBE_INTERVAL_S = 0.5
 
 #: Issue 19: complete_lifecycle → delete p50 against the bare signal → activity floor.
 GOAL_DELETE_RATIO = 1.3
@@ -394,15 +402,20 @@ async def _echo_baseline(
     }
 
 
-async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int) -> dict[str, Any]:
+async def _fanout_baseline(
+    client: Client, queue: str, hooks: BareHooks, n: int, stack: Stack
+) -> dict[str, Any]:
     run = uuid.uuid4().hex[:8]
     parent_id = f"bench-fanout:{run}"
+    cpu_before, work_before = stack.cpu(), stack.temporal_work()
     start, start_wall = time.perf_counter(), time.time()
     handle = await client.start_workflow(
         BenchFanOutWorkflow.run, [n, HOOK_TIMEOUT_S], id=parent_id, task_queue=queue
     )
     completed = await handle.result()
     e2e = time.perf_counter() - start
+    cpu_used = _delta(stack.cpu(), cpu_before)
+    work = _delta(stack.temporal_work(), work_before)
     children = [f"bench-victim:{run}:{i}" for i in range(n)]
     after_sent = [hooks.deleted[c] - hooks.sent[c] for c in children if c in hooks.deleted]
     after_returned = [hooks.deleted[c] - hooks.returned[c] for c in children if c in hooks.deleted]
@@ -410,7 +423,8 @@ async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int)
     starts: list[float] = []
     counts = await _history_lengths(client, [parent_id], types, starts)
     signaled: dict[str, float] = {}
-    counts |= await _history_lengths(client, children, types, signaled=signaled)
+    sizes: dict[str, int] = {}
+    counts |= await _history_lengths(client, children, types, signaled=signaled, sizes=sizes)
     split = [c for c in children if c in signaled and c in hooks.returned]
     started = sorted(t - start_wall for t in starts)
     return {
@@ -436,10 +450,13 @@ async def _fanout_baseline(client: Client, queue: str, hooks: BareHooks, n: int)
         "workflow_task_timeouts": types["EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT"],
         "children_started_p50_s": _pct(started, 0.5),
         "children_started_last_s": started[-1] if started else None,
+        "cpu_s": cpu_used,
+        "temporal_work": work,
+        "child_history_bytes_mean": sum(sizes.values()) / max(1, len(sizes)),
     }
 
 
-async def measure_baselines(client: Client, sizes: list[int]) -> dict[str, Any]:
+async def measure_baselines(client: Client, sizes: list[int], stack: Stack) -> dict[str, Any]:
     """Bare update/signal round trips and a bare fan-out per size, on a worker here."""
     queue = f"bench-baseline-{uuid.uuid4()}"
     hooks = BareHooks(client)
@@ -450,7 +467,7 @@ async def measure_baselines(client: Client, sizes: list[int]) -> dict[str, Any]:
     with echo_worker(client, queue, **more) as worker:
         async with worker:
             echo = await _echo_baseline(client, queue)
-            fanout = {str(n): await _fanout_baseline(client, queue, hooks, n) for n in sizes}
+            fanout = {str(n): await _fanout_baseline(client, queue, hooks, n, stack) for n in sizes}
     return {"echo": echo, "fanout": fanout}
 
 
@@ -553,6 +570,77 @@ class HookReceiver:
             return len(self.messages), len(self.completions), len(self.deletes)
 
 
+@dataclass
+class BareProbes:
+    """Bare Temporal calls for `LoadProbe`, served by a worker in this process."""
+
+    #: One bare signal to a trivial, idle workflow.
+    signal: Callable[[], Awaitable[None]]
+    #: One bare victim (`BenchVictimWorkflow`) run to its end: its signal call's duration
+    #: and signal sent → its delete activity, in seconds.
+    victim: Callable[[], Awaitable[tuple[float, float]]]
+
+
+@dataclass
+class LoadProbe:
+    """The floors of complete_lifecycle's steps, measured under the scale-in's own load.
+
+    In turn, with `LOAD_PROBE_INTERVAL_S` between steps: a bare signal to an idle
+    workflow; a bare victim, signalled as soon as it announces itself, whose signal
+    meets its announce activity's completion as the product's does; an API GET of an
+    action; a complete_lifecycle of a token that finished earlier (the route's own
+    checks, no Temporal call). The scale-in's completions meet the same machine at the
+    same time, so these are the floors of the same steps under the same load.
+    """
+
+    bare: BareProbes
+    api: httpx.AsyncClient
+    get_url: str
+    noop_url: str
+    noop_body: dict[str, Any]
+    samples: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Probe until `stop` is set."""
+        steps = (self._signal, self._victim, self._get, self._noop)
+        while not stop.is_set():
+            for step in steps:
+                for name, seconds in (await step()).items():
+                    self.samples[name].append(seconds)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), LOAD_PROBE_INTERVAL_S)
+                if stop.is_set():
+                    return
+
+    async def _signal(self) -> dict[str, float]:
+        start = time.perf_counter()
+        await self.bare.signal()
+        return {"signal": time.perf_counter() - start}
+
+    async def _victim(self) -> dict[str, float]:
+        call, to_activity = await self.bare.victim()
+        return {"victim_signal": call, "victim_to_activity": to_activity}
+
+    async def _get(self) -> dict[str, float]:
+        start = time.perf_counter()
+        _ok(await self.api.get(self.get_url), 200)
+        return {"api_get": time.perf_counter() - start}
+
+    async def _noop(self) -> dict[str, float]:
+        start = time.perf_counter()
+        _ok(await self.api.post(self.noop_url, json=self.noop_body), 202)
+        return {"api_noop": time.perf_counter() - start}
+
+    def summary(self) -> dict[str, Any]:
+        """p50/p99 (ms) and count of each probe."""
+        out: dict[str, Any] = {}
+        for name, values in self.samples.items():
+            out[f"{name}_p50_ms"] = _ms(_pct(values, 0.5))
+            out[f"{name}_p99_ms"] = _ms(_pct(values, 0.99))
+            out[f"{name}_count"] = len(values)
+        return out
+
+
 # ---------------------------------------------------------------------------------------
 # Temporal histories
 # ---------------------------------------------------------------------------------------
@@ -565,10 +653,12 @@ async def _history_lengths(
     child_starts: list[float] | None = None,
     task_problems: Counter[str] | None = None,
     signaled: dict[str, float] | None = None,
+    sizes: dict[str, int] | None = None,
 ) -> dict[str, int]:
     """Events in each history; optionally tallies event types, child start times,
-    workflow task failures/timeouts (by workflow kind and cause) and when each workflow
-    got its first signal (the server's time of recording it)."""
+    workflow task failures/timeouts (by workflow kind and cause), when each workflow
+    got its first signal (the server's time of recording it) and each history's size
+    in bytes (its events, serialized)."""
     gate = asyncio.Semaphore(HISTORY_FETCH_CONCURRENCY)
 
     async def one(wid: str) -> tuple[str, int]:
@@ -576,6 +666,8 @@ async def _history_lengths(
             history = await client.get_workflow_handle(wid).fetch_history()
         if types is not None:
             types.update(EventType.Name(e.event_type) for e in history.events)
+        if sizes is not None:
+            sizes[wid] = sum(e.ByteSize() for e in history.events)
         if task_problems is not None:
             kind = wid.partition(":")[0] + (":shard" if ":shard-" in wid else "")
             for e in history.events:
@@ -806,11 +898,13 @@ async def _unloaded_probe(
         "complete_call_p50_ms": _ms(_pct(calls, 0.5)),
         "api_get_action_p50_ms": _ms(_pct(reads, 0.5)),
         "api_complete_noop_p50_ms": _ms(_pct(noop, 0.5)),
+        "finished_token": token,
+        "cluster_id": cluster_id,
     }
 
 
 async def _scale_in_case(
-    stack: Stack, receiver: HookReceiver, profile_id: str, n: int
+    stack: Stack, receiver: HookReceiver, profile_id: str, n: int, probe: LoadProbe
 ) -> dict[str, Any]:
     client = stack.temporal
     async with stack.api() as api:
@@ -824,7 +918,9 @@ async def _scale_in_case(
             for nd in (_ok(await api.get(f"/v1/nodes?cluster_id={cluster_id}"), 200))["nodes"]
         }
 
-        cpu = stack.cpu()
+        cpu, work = stack.cpu(), stack.temporal_work()
+        stop_probe = asyncio.Event()
+        probing = asyncio.create_task(probe.run(stop_probe))
         sent_wall, start = time.time(), time.perf_counter()
         response = await api.post(
             f"/v1/clusters/{cluster_id}/actions", json={"scale_in": {"count": n}}
@@ -834,6 +930,9 @@ async def _scale_in_case(
         action = await _wait_action(api, action_id, SCALE_IN_TIMEOUT_S, 0.25)
         observed_s = time.perf_counter() - start
         cpu_used = _delta(stack.cpu(), cpu)
+        work = _delta(stack.temporal_work(), work)
+        stop_probe.set()
+        await probing
         # Deletions are notified fire-and-forget: give stragglers a moment.
         for _ in range(100):
             if receiver.counts()[2] >= len(servers):
@@ -872,8 +971,9 @@ async def _scale_in_case(
         lengths = await _history_lengths(client, sorted({op, *ops}), types, starts, problems)
         started = sorted(t - sent_wall for t in starts if t >= sent_wall)
         signaled: dict[str, float] = {}
+        victim_sizes: dict[str, int] = {}
         victim_lengths = await _history_lengths(
-            client, victims, types, task_problems=problems, signaled=signaled
+            client, victims, types, task_problems=problems, signaled=signaled, sizes=victim_sizes
         )
         cluster_full = await _history_lengths(client, [cluster_wf], task_problems=problems)
         all_lengths = {**lengths, **victim_lengths, **cluster_full}
@@ -947,6 +1047,7 @@ async def _scale_in_case(
         "shards": len(lengths) - 1,
         "events_node_delete_mean": sum(victim_lengths.values()) / max(1, len(victim_lengths)),
         "events_node_delete_max": max(victim_lengths.values(), default=0),
+        "node_delete_history_bytes_mean": sum(victim_sizes.values()) / max(1, len(victim_sizes)),
         "node_delete_workflows": len(victim_lengths),
         "largest_history": all_lengths[largest],
         "largest_history_workflow": largest.replace(cluster_id, "{cluster}").replace(
@@ -958,6 +1059,8 @@ async def _scale_in_case(
         "workflow_task_problems": dict(problems.most_common()),
         "event_types": dict(types.most_common()),
         "scale_in_cpu_s": cpu_used,
+        "load_probe": probe.summary(),
+        "temporal_work": work,
         "rss_mib_after": {k: round(v) for k, v in stack.rss().items()},
         "worker_log": _log_problems(stack.procs["worker"].log),
         "api_log": _log_problems(stack.procs["api"].log),
@@ -998,6 +1101,96 @@ def _figure(
 
 def _met(value: float | None, ok: Callable[[float], bool]) -> bool | None:
     return None if value is None else ok(value)
+
+
+def _load_rows(n: str, case: dict[str, Any], bare: dict[str, Any]) -> list[dict[str, Any]]:
+    """The POST and the delete against the floors of their steps, probed under the
+    scale-in's own load (`LoadProbe`); and what that load is on the Temporal server."""
+    probed = case.get("load_probe") or {}
+    keys = ("signal", "victim_signal", "victim_to_activity", "api_get", "api_noop")
+    signal, victim_signal, victim_delete, get, noop = (probed.get(f"{k}_p50_ms") for k in keys)
+    temporal_cpu = (case.get("scale_in_cpu_s") or {}).get("temporal")
+    bare_cpu = (bare.get("cpu_s") or {}).get("temporal")
+    store_s, bare_store_s = (_store_seconds(w.get("temporal_work") or {}) for w in (case, bare))
+    rows: list[dict[str, Any]] = []
+    if victim_signal is not None and victim_delete is not None and get is not None:
+        during = f"probed during this scale-in (x{probed.get('victim_signal_count', 0)})"
+        rows += [
+            _figure(f"{n}: bare signal to an idle workflow p50, {during}", signal, "ms"),
+            _figure(
+                f"{n}: bare victim: signal call p50, {during}",
+                victim_signal,
+                "ms",
+                bare.get("signal_call_p50_ms"),
+                "bare fan-out's own load",
+            ),
+            _figure(
+                f"{n}: bare victim: signal → activity p50, {during}",
+                victim_delete,
+                "ms",
+                bare.get("signal_to_activity_p50_ms"),
+                "bare fan-out's own load",
+            ),
+            _figure(f"{n}: API GET /v1/actions/{{id}} p50, {during}", get, "ms"),
+            _figure(
+                f"{n}: API complete_lifecycle on a finished token p50 (no Temporal call), "
+                + during,
+                noop,
+                "ms",
+                get,
+                "API GET, same load",
+            ),
+            _figure(
+                f"{n}: complete_lifecycle POST p50, against its floor under the same load",
+                case["complete_post_p50_ms"],
+                "ms",
+                victim_signal + get,
+                "bare victim's signal call + API GET, probed during this scale-in",
+                headline=True,
+            ),
+            _figure(
+                f"{n}: complete_lifecycle → delete p50, against its floor under the same load",
+                case["complete_to_delete_p50_ms"],
+                "ms",
+                victim_delete + get,
+                "bare victim's signal → activity + API GET, probed during this scale-in",
+                f"≤ {GOAL_DELETE_RATIO}x its floor",
+                case["complete_to_delete_p50_ms"] <= GOAL_DELETE_RATIO * (victim_delete + get),
+                headline=True,
+            ),
+        ]
+    return [
+        *rows,
+        _figure(
+            f"{n}: Temporal server CPU",
+            temporal_cpu,
+            "s",
+            bare_cpu,
+            "bare fan-out, same size",
+            headline=True,
+        ),
+        _figure(
+            f"{n}: a node's delete history, bytes (mean)",
+            case.get("node_delete_history_bytes_mean"),
+            "B",
+            bare.get("child_history_bytes_mean"),
+            "bare victim",
+        ),
+        _figure(
+            f"{n}: Temporal's store, time in its calls (summed)",
+            store_s,
+            "s",
+            bare_store_s,
+            "bare fan-out, same size",
+            headline=True,
+        ),
+    ]
+
+
+def _store_seconds(work: dict[str, float]) -> float | None:
+    """Seconds the Temporal server spent in its store's calls (`Stack.temporal_work`)."""
+    seconds = [v for k, v in work.items() if k.endswith(" s")]
+    return sum(seconds) if seconds else None
 
 
 def figures(
@@ -1118,6 +1311,7 @@ def figures(
                 "bare, same load",
                 headline=True,
             ),
+            *_load_rows(n, case, bare),
             _figure(
                 f"{n}: history events per node",
                 case["events_per_node"],
@@ -1140,6 +1334,36 @@ def figures(
     return rows
 
 
+@contextlib.asynccontextmanager
+async def _bare_probes(client: Client) -> AsyncIterator[BareProbes]:
+    """`BareProbes` on a worker in this process, on their own task queue."""
+    queue = f"bench-probe-{uuid.uuid4()}"
+    hooks = BareHooks(client)
+    more = {"workflows": [BenchVictimWorkflow], "activities": [hooks.announce, hooks.delete]}
+    with echo_worker(client, queue, **more) as worker:
+        async with worker:
+            echo = await client.start_workflow(
+                BenchEchoWorkflow.run, id=f"bench-probe:{uuid.uuid4()}", task_queue=queue
+            )
+
+            async def signal() -> None:
+                await echo.signal(BenchEchoWorkflow.poke)
+
+            async def victim() -> tuple[float, float]:
+                wid = f"bench-probe-victim:{uuid.uuid4()}"
+                await client.execute_workflow(
+                    BenchVictimWorkflow.run, HOOK_TIMEOUT_S, id=wid, task_queue=queue
+                )
+                sent = hooks.sent[wid]
+                return hooks.returned[wid] - sent, hooks.deleted[wid] - sent
+
+            try:
+                yield BareProbes(signal=signal, victim=victim)
+            finally:
+                await echo.signal(BenchEchoWorkflow.finish)
+                await echo.result()
+
+
 async def run() -> dict[str, object]:
     """Baselines, then each scale-in size, on one fresh stack."""
     sizes = _sizes()
@@ -1154,7 +1378,7 @@ async def run() -> dict[str, object]:
             temporal_in_memory=in_memory,
         ) as stack:
             start = time.perf_counter()
-            baselines = await measure_baselines(stack.temporal, sizes)
+            baselines = await measure_baselines(stack.temporal, sizes, stack)
             timings["baselines_s"] = time.perf_counter() - start
             print(f"scale_in: baselines done in {timings['baselines_s']:.0f} s", flush=True)
             async with (
@@ -1172,11 +1396,26 @@ async def run() -> dict[str, object]:
                 unloaded = await _unloaded_probe(stack, receiver, profile_id)
                 timings["unloaded_probe_s"] = time.perf_counter() - start
                 cases: dict[str, Any] = {}
-                for n in sizes:
-                    start = time.perf_counter()
-                    cases[str(n)] = await _scale_in_case(stack, receiver, profile_id, n)
-                    timings[f"case_{n}_s"] = time.perf_counter() - start
-                    print(f"scale_in: {n} nodes done in {timings[f'case_{n}_s']:.0f} s", flush=True)
+                async with _bare_probes(stack.temporal) as bare:
+                    for n in sizes:
+                        probe = LoadProbe(
+                            bare=bare,
+                            api=api,
+                            get_url=f"/v1/actions/{unloaded['finished_token']}",
+                            noop_url=f"/v1/clusters/{unloaded['cluster_id']}/actions",
+                            noop_body={
+                                "complete_lifecycle": {
+                                    "lifecycle_action_token": unloaded["finished_token"]
+                                }
+                            },
+                        )
+                        start = time.perf_counter()
+                        cases[str(n)] = await _scale_in_case(stack, receiver, profile_id, n, probe)
+                        timings[f"case_{n}_s"] = time.perf_counter() - start
+                        print(
+                            f"scale_in: {n} nodes done in {timings[f'case_{n}_s']:.0f} s",
+                            flush=True,
+                        )
     return {
         "figures": figures(baselines["echo"], baselines["fanout"], unloaded, cases),
         "baselines": baselines,

@@ -32,9 +32,11 @@ from pathlib import Path
 
 import httpx
 import yaml
+from prometheus_client.parser import text_string_to_metric_families
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
+from cli.dev import CACHED_SEARCH_ATTRIBUTES
 from config.codec import CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
 from workflows.search_attributes import WARDEN_KIND, WARDEN_PROJECT, WARDEN_STATUS, WARDEN_TARGET
@@ -174,6 +176,7 @@ class Stack:
     env: dict[str, str]
     procs: dict[str, Proc]
     var: Path
+    temporal_metrics_url: str = ""
 
     def api(self, timeout: float = 60, **limits: int) -> httpx.AsyncClient:
         """An HTTP client of the API with the benchmark's admin token."""
@@ -191,6 +194,27 @@ class Stack:
             pids["temporal" if n == 0 else f"temporal-{n}"] = pid
         pids["bench"] = os.getpid()
         return pids
+
+    def temporal_work(self) -> dict[str, float]:
+        """The Temporal server's persistence work so far, from its Prometheus metrics:
+        `"<operation> calls"` and `"<operation> s"` for every store operation (visibility
+        ones prefixed `visibility `). Subtract two of these to see what a phase cost."""
+        if not self.temporal_metrics_url:
+            return {}
+        text = httpx.get(self.temporal_metrics_url, timeout=10).text
+        prefix = {"persistence_latency": "", "visibility_persistence_latency": "visibility "}
+        work: dict[str, float] = {}
+        for family in text_string_to_metric_families(text):
+            if family.name not in prefix:
+                continue
+            for sample in family.samples:
+                operation = sample.labels.get("operation", "?")
+                key = f"{prefix[family.name]}{operation}"
+                if sample.name.endswith("_count"):
+                    work[f"{key} calls"] = work.get(f"{key} calls", 0.0) + sample.value
+                elif sample.name.endswith("_sum"):
+                    work[f"{key} s"] = work.get(f"{key} s", 0.0) + sample.value
+        return work
 
     def cpu(self) -> dict[str, float]:
         """CPU seconds used so far by each process of the stack."""
@@ -280,12 +304,15 @@ async def running_stack(
     # Encrypted payloads, as `warden dev` and production run.
     keys_file = var / "codec-keys.json"
     keys_file.write_text(new_keys_json("bench"))
+    metrics_port = free_port()
     dev_server = await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(),
         data_converter=warden_data_converter(CodecKeys.from_file(keys_file)),
         search_attributes=[WARDEN_PROJECT, WARDEN_KIND, WARDEN_TARGET, WARDEN_STATUS],
         dev_server_database_filename=None if temporal_in_memory else str(var / "temporal.db"),
         dev_server_log_level="error",
+        # Search attributes cached, as `make run` runs the server (cli/dev.py).
+        dev_server_extra_args=["--metrics-port", str(metrics_port), *CACHED_SEARCH_ATTRIBUTES],
     )
     try:
         environment = _env(var, dev_server.client.service_client.config.target_host)
@@ -303,7 +330,16 @@ async def running_stack(
             await wait_http(worker_health, procs["worker"])
             procs["api"].start()
             await wait_http(f"{api}/health", procs["api"])
-            yield Stack(api, sim, worker_health, dev_server.client, environment, procs, var)
+            yield Stack(
+                api,
+                sim,
+                worker_health,
+                dev_server.client,
+                environment,
+                procs,
+                var,
+                temporal_metrics_url=f"http://127.0.0.1:{metrics_port}/metrics",
+            )
         except BaseException:
             failed = True
             raise

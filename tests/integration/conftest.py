@@ -19,6 +19,7 @@ import yaml
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
+from cli.dev import CACHED_SEARCH_ATTRIBUTES
 from config.codec import CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
 from tests.conftest import DATABASES
@@ -80,6 +81,7 @@ async def dev_server(codec_keys_file: Path) -> AsyncIterator[WorkflowEnvironment
         data_converter=warden_data_converter(CodecKeys.from_file(codec_keys_file)),
         search_attributes=[WARDEN_PROJECT, WARDEN_KIND, WARDEN_TARGET, WARDEN_STATUS],
         dev_server_log_level="error",
+        dev_server_extra_args=list(CACHED_SEARCH_ATTRIBUTES),  # as `make run` runs it
     )
     yield env
     await env.shutdown()

@@ -16,11 +16,11 @@ from pathlib import Path
 import yaml
 from temporalio.client import Client
 
+from cli.dev import search_attribute_args
 from config import Settings
 from config.temporal_client import connect_temporal
 from tests.support.processes import PYTHON, Proc, free_port
 from tests.support.temporal import binary
-from workflows.search_attributes import SEARCH_ATTRIBUTE_NAMES
 
 
 def own_env(var: Path, tokens: Mapping[str, object]) -> dict[str, str]:
@@ -47,9 +47,6 @@ def own_procs(
 ) -> dict[str, Proc]:
     """temporal, simcloud, worker and api, in start order (none started yet)."""
     port = env["TEMPORAL_ADDRESS"].rsplit(":", 1)[1]
-    attrs = [
-        a for name in SEARCH_ATTRIBUTE_NAMES for a in ("--search-attribute", f"{name}=Keyword")
-    ]
     api = f"http://127.0.0.1:{env['WARDEN_API_PORT']}"
     temporal = [
         binary("temporal"),
@@ -66,7 +63,7 @@ def own_procs(
         "default",
         "--log-level",
         "warn",
-        *attrs,
+        *search_attribute_args(),
     ]
     simcloud = [PYTHON, "-m", "simcloud", "--port", env["WARDEN_SIMCLOUD_PORT"]]
     simcloud += ["--notify-url", f"{api}/v1/notifications", "--log-level", "warning"]
