@@ -377,9 +377,8 @@ async def _echo_baseline(
     )
     events = list((await handle.fetch_history()).events)
     paced: dict[str, Any] = {}
-    for name, update in (("update", "bump"), ("written_update", "bump_written")):
-        if not paced_calls:
-            break
+    paced_updates = (("update", "bump"), ("written_update", "bump_written"))
+    for name, update in paced_updates if paced_calls else ():
 
         async def call(update: str = update) -> None:
             await handle.execute_update(update, 1, result_type=int)
