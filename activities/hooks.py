@@ -77,6 +77,11 @@ def _iso(moment: datetime) -> str:
     return aware.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def _attempt(delivery: HookDelivery) -> int:
+    """This attempt's number across the local first attempt and the activity's retries."""
+    return delivery.prior_attempts + activity.info().attempt
+
+
 def _zaqar_ttl(timeout_s: int) -> int:
     # A minute longer than the hook waits, within Zaqar's bounds.
     return min(max(MIN_TTL_S, timeout_s + 60), MAX_TTL_S)
@@ -194,7 +199,7 @@ class HookActivities:
         self, delivery: HookDelivery, where: str, *, status: int | None = None
     ) -> HookDeliveryResult:
         message = delivery.message
-        attempt = activity.info().attempt
+        attempt = _attempt(delivery)
         reason = (
             f"Lifecycle message delivered to {where} on attempt {attempt}; "
             f"deadline {_iso(message.deadline)}"
@@ -219,7 +224,7 @@ class HookActivities:
 
     async def _record_failure(self, delivery: HookDelivery, why: str, *, retried: bool) -> None:
         token = delivery.message.lifecycle_action_token
-        attempt = activity.info().attempt
+        attempt = _attempt(delivery)
         then = "Temporal retries it" if retried else "not retried"
         reason = f"Lifecycle message delivery failed on attempt {attempt}: {why}; {then}"
         meta: dict[str, object] = {"hook_type": str(delivery.hook_type), "attempt": attempt}

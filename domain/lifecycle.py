@@ -47,6 +47,9 @@ class HookDelivery(BaseModel):
     url: str | None = None
     queue: str | None = None
     message: LifecycleMessage
+    #: Attempts made before this activity's first one (a victim's first attempt runs as
+    #: a local activity; its retries continue the count in events and logs).
+    prior_attempts: int = Field(default=0, ge=0)
 
 
 class HookDeliveryResult(BaseModel):

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, FailureError
 from temporalio.workflow import ActivityHandle
 
 with workflow.unsafe.imports_passed_through():
@@ -35,7 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cluster_ops import CLOUD_RETRY, node_snapshot, with_status
     from workflows.entity import failure_reason, record
     from workflows.lifecycle_messages import LifecycleView
-    from workflows.search_attributes import show_final_status
+    from workflows.search_attributes import set_status, show_final_status
 
 #: Webhooks are retried with backoff until the hook's deadline.
 HOOK_RETRY = RetryPolicy(
@@ -45,6 +45,24 @@ HOOK_RETRY = RetryPolicy(
 )
 #: A message-only hook (timeout 0) still gets this long to be delivered.
 MESSAGE_ONLY_WINDOW = timedelta(seconds=30)
+#: One delivery attempt (the webhook client's own bound is 10 s by default).
+DELIVERY_ATTEMPT_TIMEOUT = timedelta(seconds=20)
+#: The local first attempt is tried once; its retries are the activity's.
+ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
+NO_WAIT = "message sent; hook timeout is 0, no wait"
+
+#: How a victim's code has changed, by `NodeDeletionInput.revision`. The parent stamps
+#: `VICTIM_REVISION` on each victim it starts; a victim started before a revision
+#: existed carries a lower number (0 when the field did not exist) and replays its old
+#: path. Versioning by input writes nothing to history, where `workflow.patched()`
+#: would add a marker and a TemporalChangeVersion upsert to every one of a scale-in's
+#: thousand victims (issue 19). Revisions only ever grow.
+#:
+#: 1: the lifecycle message's first attempt is a local activity (`_first_attempt`).
+LOCAL_FIRST_ATTEMPT = 1
+#: 1: the final `WardenStatus` is set without the `final-warden-status` patch marker.
+UNPATCHED_FINAL_STATUS = 1
+VICTIM_REVISION = 1
 REMOVE_TIMEOUT = timedelta(minutes=15)
 
 
@@ -61,6 +79,8 @@ class NodeDeletionInput(BaseModel):
     complete_url: str
     #: Whether this victim waits for its app (hook set, node ACTIVE with a server).
     wait: bool
+    #: Which revision of this workflow's code started it (see `VICTIM_REVISION`).
+    revision: int = 0
 
 
 class NodeDeletionResult(BaseModel):
@@ -70,6 +90,16 @@ class NodeDeletionResult(BaseModel):
     removed: bool
     outcome: str
     node: NodeState | None = None
+
+
+def _retryable(error: BaseException) -> bool:
+    """Whether a failed delivery may still succeed (the activity's own retry rules)."""
+    current: BaseException | None = error
+    while current is not None:
+        if isinstance(current, ApplicationError):
+            return not current.non_retryable
+        current = current.__cause__
+    return True
 
 
 def waits_for_hook(node: NodeState, deletion: DeletionSettings) -> bool:
@@ -108,7 +138,11 @@ class NodeDeletionWorkflow:
         else:
             self.outcome = "no lifecycle wait"
         result = await self._remove()
-        show_final_status("DELETED" if result.removed else "FAILED")
+        final = "DELETED" if result.removed else "FAILED"
+        if inp.revision >= UNPATCHED_FINAL_STATUS:
+            set_status(final)
+        else:
+            show_final_status(final)
         return result
 
     # ---- what apps (through the API or Temporal) and the parent send ----
@@ -157,32 +191,43 @@ class NodeDeletionWorkflow:
     async def _lifecycle(self, hook: HookTarget) -> str:
         inp = self.inp
         self.deadline = workflow.now() + timedelta(seconds=hook.timeout)
-        delivery = workflow.start_activity_method(
+        delivery = HookDelivery(
+            project_id=inp.project_id,
+            policy_id=hook.policy_id,
+            hook_type=hook.type,
+            url=hook.url,
+            queue=hook.queue,
+            message=self._message(hook),
+        )
+        if inp.revision >= LOCAL_FIRST_ATTEMPT:
+            error = await self._first_attempt(delivery)
+            if error is None or not _retryable(error):
+                if error is not None:
+                    self._delivery_failed(error)
+                if hook.timeout == 0:
+                    return NO_WAIT
+                return await self._wait()
+            delivery = delivery.model_copy(update={"prior_attempts": 1})
+        handle = workflow.start_activity_method(
             HookActivities.deliver_lifecycle_message,
-            HookDelivery(
-                project_id=inp.project_id,
-                policy_id=hook.policy_id,
-                hook_type=hook.type,
-                url=hook.url,
-                queue=hook.queue,
-                message=self._message(hook),
-            ),
-            start_to_close_timeout=timedelta(seconds=20),
-            schedule_to_close_timeout=max(timedelta(seconds=hook.timeout), MESSAGE_ONLY_WINDOW),
+            delivery,
+            start_to_close_timeout=DELIVERY_ATTEMPT_TIMEOUT,
+            # The hook's whole window (its deadline is unmoved while this task runs).
+            schedule_to_close_timeout=max(self.deadline - workflow.now(), MESSAGE_ONLY_WINDOW),
             retry_policy=HOOK_RETRY,
             summary=f"deliver lifecycle message for {inp.node.name}",
         )
         # Its failure is read below; never leave it "unretrieved" if the run is evicted.
-        delivery.add_done_callback(lambda f: None if f.cancelled() else f.exception())
+        handle.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         if hook.timeout == 0:
-            await asyncio.wait([delivery])
-            self._delivery_outcome(delivery)
-            return "message sent; hook timeout is 0, no wait"
+            await asyncio.wait([handle])
+            self._delivery_outcome(handle)
+            return NO_WAIT
         outcome = await self._wait()
-        if delivery.done():
-            self._delivery_outcome(delivery)
+        if handle.done():
+            self._delivery_outcome(handle)
             return outcome
-        delivery.cancel()
+        handle.cancel()
         if not self.completed:
             # A completion proves the app got the message (it may answer only after
             # calling complete_lifecycle); only a wait that ended otherwise is news.
@@ -192,6 +237,30 @@ class NodeDeletionWorkflow:
                 EventLevel.WARNING,
             )
         return outcome
+
+    async def _first_attempt(self, delivery: HookDelivery) -> FailureError | None:
+        """Deliver once from a local activity, inside the victim's first workflow task.
+
+        On the happy path this saves the activity's three events, a workflow task and
+        its store writes per victim, and the app's prompt `complete_lifecycle` no longer
+        lands while the server records the delivery (issue 19). Signals that arrive
+        meanwhile are buffered and handled in the next task. A local activity's failure
+        reaches the workflow as the activity's own error (an ApplicationError or a
+        TimeoutError), not wrapped in an ActivityError.
+        """
+        try:
+            await workflow.execute_local_activity_method(
+                HookActivities.deliver_lifecycle_message,
+                delivery,
+                start_to_close_timeout=DELIVERY_ATTEMPT_TIMEOUT,
+                retry_policy=ONE_ATTEMPT,
+                summary=f"deliver lifecycle message for {self.inp.node.name}",
+            )
+        except CancelledError:
+            raise
+        except FailureError as err:
+            return err
+        return None
 
     async def _wait(self) -> str:
         self.waiting = True
@@ -236,11 +305,14 @@ class NodeDeletionWorkflow:
     def _delivery_outcome(self, delivery: ActivityHandle[HookDeliveryResult]) -> None:
         error = delivery.exception()
         if error is not None:
-            self._event(
-                "LIFECYCLE_HOOK",
-                f"Lifecycle message delivery failed: {failure_reason(error)}",
-                EventLevel.WARNING,
-            )
+            self._delivery_failed(error)
+
+    def _delivery_failed(self, error: BaseException) -> None:
+        self._event(
+            "LIFECYCLE_HOOK",
+            f"Lifecycle message delivery failed: {failure_reason(error)}",
+            EventLevel.WARNING,
+        )
 
     async def _record_heartbeat(self) -> None:
         """Show the new deadline in the action record (heartbeats are rare)."""

@@ -32,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.entity import failure_reason, record
     from workflows.node_deletion import (
+        VICTIM_REVISION,
         NodeDeletionInput,
         NodeDeletionResult,
         NodeDeletionWorkflow,
@@ -127,6 +128,7 @@ class ScaleInWorkflow:
                         deletion=inp.deletion,
                         complete_url=inp.complete_url,
                         wait=wait,
+                        revision=VICTIM_REVISION,
                     ),
                     id=ids.node_deletion(token),
                     static_summary=f"delete node {node.name} of cluster {inp.cluster_name}",

@@ -28,6 +28,11 @@ def warden_attributes(project: str, kind: str, target: str, status: str) -> Type
     )
 
 
+def set_status(status: str) -> None:
+    """Upsert `WardenStatus` (inside a workflow): one command, event and visibility write."""
+    workflow.upsert_search_attributes([WARDEN_STATUS.value_set(status)])
+
+
 def show_final_status(status: str) -> None:
     """Set `WardenStatus` to how an operation ended (inside a workflow, as its last step).
 
@@ -35,7 +40,7 @@ def show_final_status(status: str) -> None:
     `WardenStatus="FAILED"` found nothing; histories from then replay unchanged.
     """
     if workflow.patched("final-warden-status"):
-        workflow.upsert_search_attributes([WARDEN_STATUS.value_set(status)])
+        set_status(status)
 
 
 def show_status(status: str) -> None:
@@ -49,4 +54,4 @@ def show_status(status: str) -> None:
     unchanged = workflow.info().typed_search_attributes.get(WARDEN_STATUS) == status
     if unchanged and workflow.patched("status-upsert-on-change"):
         return
-    workflow.upsert_search_attributes([WARDEN_STATUS.value_set(status)])
+    set_status(status)

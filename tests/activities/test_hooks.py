@@ -234,6 +234,30 @@ async def test_webhook_503_is_retried_then_delivered_with_the_same_signed_body(
     assert "(HTTP 202) on attempt 2" in events[1].status_reason
 
 
+async def test_activity_retries_continue_the_local_first_attempts_count(
+    hooks: HookActivities, webhook: Webhook, events: list[Event]
+) -> None:
+    # A victim's first attempt is a local activity; the activity that retries it starts
+    # at its own attempt 1, which is the delivery's attempt 2 (distinct event ids).
+    webhook.reset(Reply(503, "busy"), Reply(503, "busy"))
+    delivery = webhook_delivery(f"{webhook.url}/hook")
+    retried = delivery.model_copy(update={"prior_attempts": 1})
+
+    await failure(hooks, delivery, attempt=1)
+    await failure(hooks, retried, attempt=1)
+    result = await deliver(hooks, retried, attempt=2)
+
+    assert result.delivered
+    assert len({r.body for r in webhook.requests}) == 1
+    assert [e.event_id for e in events] == [
+        f"hook-attempt:{TOKEN}:1",
+        f"hook-attempt:{TOKEN}:2",
+        f"hook-delivered:{TOKEN}",
+    ]
+    assert "on attempt 2: " in events[1].status_reason
+    assert "(HTTP 202) on attempt 3" in events[2].status_reason
+
+
 @pytest.mark.parametrize("status", [408, 429, 500, 502, 504])
 async def test_webhook_transient_statuses_are_retryable(
     hooks: HookActivities, webhook: Webhook, status: int

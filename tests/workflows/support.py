@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -61,6 +61,10 @@ class FakeCloud:
     deleted: list[str] = field(default_factory=list)
     messages: list[HookDelivery] = field(default_factory=list)
     hook_down: bool = False
+    #: Delivery attempts the hook target answers "busy, try again" (a retryable failure).
+    hook_busy: int = 0
+    #: What the app does on receiving a message, before its answer returns.
+    on_message: Callable[[HookDelivery], Awaitable[None]] | None = None
     #: Recovery steps that cure a broken server in this fake cloud.
     cures: set[str] = field(default_factory=lambda: {"REBOOT", "REBUILD", "START", "UNPAUSE"})
     calls: list[tuple[str, str]] = field(default_factory=list)
@@ -123,7 +127,12 @@ class FakeCloud:
             raise ApplicationError(
                 "hook target answered 410", type="HookRejected", non_retryable=True
             )
+        if self.hook_busy > 0:
+            self.hook_busy -= 1
+            raise ApplicationError("hook target answered 503", type="HookDeliveryFailed")
         self.messages.append(delivery)
+        if self.on_message is not None:
+            await self.on_message(delivery)
         return HookDeliveryResult(delivered=True, detail="fake")
 
     # ---- recovery (names of activities/recovery.py and activities/health.py) ----

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
@@ -22,7 +23,7 @@ from domain.clusters import (
     MarkNodeRequest,
     PolicyAttachRequest,
 )
-from domain.lifecycle import LifecycleNote
+from domain.lifecycle import HookDelivery, LifecycleNote
 from store.actions import ActionRecord
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
@@ -274,3 +275,97 @@ async def test_hook_target_down_still_deletes_at_the_deadline_and_records_why(
     assert "timed out" in token.status_reason
     reasons = [e.status_reason for e in harness.rows(EventRecord, action_id=token.id)]
     assert any("not delivered" in r or "delivery failed" in r for r in reasons), reasons
+
+
+async def victim_steps(harness: Harness, token: str) -> list[str]:
+    """A victim's history as event types, with the activity or marker each one names."""
+    history = await harness.env.client.get_workflow_handle(f"node-delete:{token}").fetch_history()
+    steps = []
+    for event in history.events:
+        kind = EventType.Name(event.event_type).removeprefix("EVENT_TYPE_")
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            kind += f" {event.activity_task_scheduled_event_attributes.activity_type.name}"
+        if event.HasField("marker_recorded_event_attributes"):
+            kind += f" {event.marker_recorded_event_attributes.marker_name}"
+        steps.append(kind)
+    return steps
+
+
+async def test_app_answering_while_its_message_is_delivered_is_heard(harness: Harness) -> None:
+    # The app calls complete_lifecycle before its webhook even answers: the first
+    # attempt is a local activity, so the signal waits in Temporal for that task to end.
+    async def answer_at_once(delivery: HookDelivery) -> None:
+        token = delivery.message.lifecycle_action_token
+        victim = harness.env.client.get_workflow_handle(f"node-delete:{token}")
+        await victim.signal("complete_lifecycle", LifecycleNote(source="app"))
+
+    harness.cloud.on_message = answer_at_once
+    handle, _ = await hooked_cluster(harness)
+    parent = await scale_in(harness, handle)
+    assert (await harness.action_ends(parent)).status == "SUCCEEDED"
+    [token] = tokens_of(harness, parent)
+    assert token.status == "SUCCEEDED" and "complete_lifecycle received" in token.status_reason
+    reasons = [e.status_reason for e in harness.rows(EventRecord, action_id=token.id)]
+    assert "complete_lifecycle received via app" in reasons, reasons
+    assert [m.prior_attempts for m in harness.cloud.messages] == [0]
+    steps = await victim_steps(harness, token.id)
+    # One task delivers the message and starts the deadline; no delivery activity, no
+    # patch marker: the lean history issue 19 measured.
+    assert "ACTIVITY_TASK_SCHEDULED deliver_lifecycle_message" not in steps
+    assert steps.count("MARKER_RECORDED core_local_activity") == 1
+    assert not any("core_patch" in s for s in steps), steps
+    assert steps.count("WORKFLOW_TASK_COMPLETED") == 3, steps
+
+
+async def test_first_delivery_attempt_failing_is_retried_by_an_activity(harness: Harness) -> None:
+    harness.cloud.hook_busy = 1
+    handle, _ = await hooked_cluster(harness)
+    parent = await scale_in(harness, handle)
+    [token] = await waiting_tokens(harness, parent)
+    # The activity's attempts continue the local attempt's count in events and logs.
+    assert [m.prior_attempts for m in harness.cloud.messages] == [1]
+    steps = await victim_steps(harness, token.id)
+    assert "ACTIVITY_TASK_SCHEDULED deliver_lifecycle_message" in steps
+    node_delete = harness.env.client.get_workflow_handle(f"node-delete:{token.id}")
+    await node_delete.signal("complete_lifecycle", LifecycleNote(source="test"))
+    done = await harness.action_ends(token.id)
+    assert done.status == "SUCCEEDED" and "complete_lifecycle received" in done.status_reason
+    assert len(harness.cloud.deleted) == 1
+
+
+async def test_message_only_hook_delivers_then_deletes_without_waiting(harness: Harness) -> None:
+    handle, _ = await hooked_cluster(harness, timeout=0)
+    parent = await scale_in(harness, handle)
+    assert (await harness.action_ends(parent)).status == "SUCCEEDED"
+    [token] = tokens_of(harness, parent)
+    assert token.status == "SUCCEEDED" and "hook timeout is 0, no wait" in token.status_reason
+    [message] = harness.cloud.messages
+    assert (message.message.timeout, message.message.lifecycle_action_token) == (0, token.id)
+    assert "TIMER_STARTED" not in await victim_steps(harness, token.id)
+    assert len(harness.cloud.deleted) == 1
+
+
+async def test_rejected_first_attempt_is_not_retried_and_the_wait_goes_on(harness: Harness) -> None:
+    harness.cloud.hook_down = True  # a 4xx: the target will never take it
+    handle, _ = await hooked_cluster(harness)
+    parent = await scale_in(harness, handle)
+    [token] = await waiting_tokens_unmessaged(harness, parent)
+    assert "ACTIVITY_TASK_SCHEDULED deliver_lifecycle_message" not in await victim_steps(
+        harness, token.id
+    )
+    node_delete = harness.env.client.get_workflow_handle(f"node-delete:{token.id}")
+    await node_delete.signal("complete_lifecycle", LifecycleNote(source="operator"))
+    done = await harness.action_ends(token.id)
+    assert done.status == "SUCCEEDED"
+    reasons = [e.status_reason for e in harness.rows(EventRecord, action_id=token.id)]
+    assert any("delivery failed: hook target answered 410" in r for r in reasons), reasons
+
+
+async def waiting_tokens_unmessaged(harness: Harness, parent: str) -> list[ActionRecord]:
+    async def waiting() -> list[ActionRecord] | None:
+        found = [
+            a for a in tokens_of(harness, parent) if a.status == "WAITING_LIFECYCLE_COMPLETION"
+        ]
+        return found or None
+
+    return await eventually(waiting, what="victim waiting on its hook")
