@@ -47,8 +47,14 @@ HOOK_RETRY = RetryPolicy(
 MESSAGE_ONLY_WINDOW = timedelta(seconds=30)
 #: One delivery attempt (the webhook client's own bound is 10 s by default).
 DELIVERY_ATTEMPT_TIMEOUT = timedelta(seconds=20)
-#: The local first attempt is tried once; its retries are the activity's.
+#: The local first attempt is tried once, briefly; its retries are the activity's.
 ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
+#: A local activity holds one of the worker's workflow task slots until it ends (measured:
+#: with 2 slots, four 3 s local activities kept a plain workflow waiting 6 s), so a slow
+#: or hung receiver must not keep it long: past this, the activity takes over. A receiver
+#: that answers later still got the first message; it sees the retry too and dedupes on
+#: the token, as it does for any retry.
+FIRST_ATTEMPT_TIMEOUT = timedelta(seconds=2)
 NO_WAIT = "message sent; hook timeout is 0, no wait"
 
 #: How a victim's code has changed, by `NodeDeletionInput.revision`. The parent stamps
@@ -252,7 +258,7 @@ class NodeDeletionWorkflow:
             await workflow.execute_local_activity_method(
                 HookActivities.deliver_lifecycle_message,
                 delivery,
-                start_to_close_timeout=DELIVERY_ATTEMPT_TIMEOUT,
+                start_to_close_timeout=FIRST_ATTEMPT_TIMEOUT,
                 retry_policy=ONE_ATTEMPT,
                 summary=f"deliver lifecycle message for {self.inp.node.name}",
             )

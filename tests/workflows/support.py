@@ -7,6 +7,7 @@ names the workflows call.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -63,6 +64,9 @@ class FakeCloud:
     hook_down: bool = False
     #: Delivery attempts the hook target answers "busy, try again" (a retryable failure).
     hook_busy: int = 0
+    #: Delivery attempts the hook target answers only after this many (real) seconds.
+    hook_slow: int = 0
+    hook_slow_s: float = 3.0
     #: What the app does on receiving a message, before its answer returns.
     on_message: Callable[[HookDelivery], Awaitable[None]] | None = None
     #: Recovery steps that cure a broken server in this fake cloud.
@@ -127,6 +131,9 @@ class FakeCloud:
             raise ApplicationError(
                 "hook target answered 410", type="HookRejected", non_retryable=True
             )
+        if self.hook_slow > 0:
+            self.hook_slow -= 1
+            await asyncio.sleep(self.hook_slow_s)
         if self.hook_busy > 0:
             self.hook_busy -= 1
             raise ApplicationError("hook target answered 503", type="HookDeliveryFailed")

@@ -333,6 +333,19 @@ async def test_first_delivery_attempt_failing_is_retried_by_an_activity(harness:
     assert len(harness.cloud.deleted) == 1
 
 
+async def test_slow_receiver_hands_the_delivery_to_an_activity(harness: Harness) -> None:
+    # The local first attempt holds a workflow task slot of the worker: it gives up after
+    # FIRST_ATTEMPT_TIMEOUT (2 s) and the activity delivers instead.
+    harness.cloud.hook_slow = 1
+    handle, _ = await hooked_cluster(harness)
+    parent = await scale_in(harness, handle)
+    [token] = await waiting_tokens(harness, parent)
+    assert [m.prior_attempts for m in harness.cloud.messages] == [1]
+    assert "ACTIVITY_TASK_SCHEDULED deliver_lifecycle_message" in await victim_steps(
+        harness, token.id
+    )
+
+
 async def test_message_only_hook_delivers_then_deletes_without_waiting(harness: Harness) -> None:
     handle, _ = await hooked_cluster(harness, timeout=0)
     parent = await scale_in(harness, handle)
