@@ -218,7 +218,7 @@ class NodeDeletionWorkflow:
             HookActivities.deliver_lifecycle_message,
             delivery,
             start_to_close_timeout=DELIVERY_ATTEMPT_TIMEOUT,
-            # The hook's whole window (its deadline is unmoved while this task runs).
+            # Retried until the hook's deadline, and for at least MESSAGE_ONLY_WINDOW.
             schedule_to_close_timeout=max(self.deadline - workflow.now(), MESSAGE_ONLY_WINDOW),
             retry_policy=HOOK_RETRY,
             summary=f"deliver lifecycle message for {inp.node.name}",
