@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,6 +34,39 @@ class ResolvedResource(BaseModel):
     attributes: dict[str, Any] = Field(default_factory=dict)
     #: Its type: a group reads some attributes member by member.
     type: str = ""
+
+
+class Readable(Protocol):
+    """A resource as a walk holds it: enough for intrinsics to read."""
+
+    @property
+    def reference(self) -> str | None: ...
+    @property
+    def attributes(self) -> dict[str, Any]: ...
+    @property
+    def type(self) -> str: ...
+
+
+class ResolvedResources(Mapping[str, ResolvedResource]):
+    """A live, read-only view of a walk's resources as intrinsics read them.
+
+    Each entry is built when it is read. A walk resolves one resource's properties at a
+    time and reads only the few resources they name; building every resource's entry
+    for each one made a 1,000-resource create quadratic.
+    """
+
+    def __init__(self, resources: Mapping[str, Readable]) -> None:
+        self._resources = resources
+
+    def __getitem__(self, name: str) -> ResolvedResource:
+        r = self._resources[name]
+        return ResolvedResource(reference=r.reference, attributes=r.attributes, type=r.type)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._resources)
+
+    def __len__(self) -> int:
+        return len(self._resources)
 
 
 def intrinsic(value: Any) -> tuple[str, Any] | None:

@@ -98,9 +98,9 @@ class Template(_Frozen):
 
     def dependencies(self) -> dict[str, frozenset[str]]:
         """Every resource → the resources it requires (depends_on and references)."""
+        known = frozenset(self.resources)
         return {
-            name: frozenset(res.depends_on).union(*property_references(res).values())
-            & frozenset(self.resources)
+            name: frozenset(res.depends_on).union(*property_references(res).values()) & known
             for name, res in self.resources.items()
         }
 

@@ -126,7 +126,7 @@ class StackOperationWorkflow(StackWalk):
         deps = new.dependencies()
 
         async def step(name: str) -> bool:
-            return await self._converge_one(new, params, plan, name)
+            return await self._converge_one(new, params, plan, name, deps[name])
 
         await self._walk(new.creation_order(), {n: set(deps[n]) for n in deps}, step)
         gone = plan.of(ChangeKind.DELETE)
@@ -178,7 +178,12 @@ class StackOperationWorkflow(StackWalk):
         )
 
     async def _converge_one(
-        self, tpl: Template, params: dict[str, Any], plan: UpdatePlan, name: str
+        self,
+        tpl: Template,
+        params: dict[str, Any],
+        plan: UpdatePlan,
+        name: str,
+        requires: frozenset[str],
     ) -> bool:
         change = plan.changes[name]
         definition = tpl.resources[name]
@@ -188,7 +193,7 @@ class StackOperationWorkflow(StackWalk):
         if forced:
             kind, reason = ChangeKind.UPDATE, self._forced_reason(name)
         if kind == ChangeKind.KEEP:
-            touched = sorted(tpl.dependencies()[name] & self.changed)
+            touched = sorted(requires & self.changed)
             if not touched or current is None:
                 return True
             kind, reason = ChangeKind.UPDATE, f"depends on changed {', '.join(touched)}"

@@ -76,6 +76,9 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         self.cancelled = ""
         #: The action whose accept already wrote it RUNNING (its start needs no write).
         self.written_running = ""
+        #: (template, who requires each resource in it): parsed once per template, not
+        #: per mark (a 1,000-resource template takes tens of ms to parse).
+        self._required_by_memo: tuple[object, dict[str, list[str]]] | None = None
 
     # ---- handler bodies (bound to operations in workflows/stacks.py) ----
 
@@ -163,10 +166,9 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             if changed is None:
                 return self._answer_again(op, action_id)
             self.state = transitions.with_resource(self.state, changed)
-            required_by = load_template(self.state.template or EMPTY_TEMPLATE).required_by()
             spec = self.state.spec
             changes = ChangeSet(
-                resources=[resource_snapshot(spec, changed, required_by.get(changed.name, []))],
+                resources=[resource_snapshot(spec, changed, self._required_by(changed.name))],
                 events=[resource_event(spec, changed, changed.status_reason, action_id)],
             )
             write = record_now if workflow.patched("mark-local-record") else record
@@ -175,6 +177,14 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             return self._answer_again(op, action_id)
 
         return await self._perform(op, req, marked)
+
+    def _required_by(self, name: str) -> list[str]:
+        """The resources of the current template that require `name`."""
+        template = self.state.template or EMPTY_TEMPLATE
+        memo = self._required_by_memo
+        if memo is None or memo[0] is not template:
+            memo = self._required_by_memo = (template, load_template(template).required_by())
+        return memo[1].get(name, [])
 
     # ---- acceptance ----
 

@@ -15,9 +15,9 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from domain.events import Event
+    from domain.intrinsics import ResolvedResources
     from domain.projection import ChangeSet, ResourceKey, ResourceSnapshot
     from domain.stacks import ResourceState, StackAction, StackSpec, Status
-    from domain.templates import ResolvedResource
     from workflows.entity import record
     from workflows.resource_handlers.base import Applied
     from workflows.stack_messages import NestedOutcome
@@ -196,11 +196,8 @@ class StackWalk:
             }
         )
 
-    def _resolved(self) -> dict[str, ResolvedResource]:
-        return {
-            r.name: ResolvedResource(reference=r.reference, attributes=r.attributes, type=r.type)
-            for r in self.resources.values()
-        }
+    def _resolved(self) -> ResolvedResources:
+        return ResolvedResources(self.resources)
 
     # ---- rows and events ----
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from domain.errors import InvalidRequest
-from domain.intrinsics import ResolvedResource, resolve, resolve_properties, static_properties
+from domain.intrinsics import (
+    ResolvedResource,
+    ResolvedResources,
+    resolve,
+    resolve_properties,
+    static_properties,
+)
 from domain.parameters import resolve_parameters
 from domain.templates import load_template
 from tests.unit.test_parameters import PARAMETERS, params_template
@@ -132,3 +139,22 @@ def test_resolve_properties_leaves_inner_templates_as_written() -> None:
     )
     props = resolve_properties(template.resources["s"], {}, RESOURCES)
     assert props == {"template": inner, "parameters": {"p": "srv-1"}}
+
+
+def test_resolved_resources_is_a_live_view_built_on_read() -> None:
+    @dataclass
+    class Held:
+        reference: str | None
+        attributes: dict[str, Any] = field(default_factory=dict)
+        type: str = "OS::Heat::RandomString"
+
+    held: dict[str, Held] = {"a": Held("ref-a", {"value": "x"})}
+    view = ResolvedResources(held)
+    held["b"] = Held("ref-b")  # added after the view was made: a walk's resources grow
+    assert sorted(view) == ["a", "b"] and len(view) == 2
+    assert view["a"] == ResolvedResource(
+        reference="ref-a", attributes={"value": "x"}, type="OS::Heat::RandomString"
+    )
+    assert resolve({"get_resource": "b"}, {}, view) == "ref-b"
+    with pytest.raises(InvalidRequest):
+        resolve({"get_resource": "c"}, {}, view)

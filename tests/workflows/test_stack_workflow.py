@@ -20,6 +20,7 @@ from domain.stack_requests import (
     StackOperationRequest,
 )
 from domain.stacks import LockLevel, StackSpec, StackState
+from domain.templates import MAX_RESOURCES
 from store.events import EventRecord
 from store.stacks import StackRecord, StackResourceRecord
 from tests.support.eventually import eventually
@@ -149,6 +150,46 @@ async def test_update_replaces_resource_marked_unhealthy(harness: Harness) -> No
     assert stack.outputs["server"] == rows["web"].physical_id
     # Only the marked resource was replaced.
     assert f"{rows['config'].action}_{rows['config'].status}" == "CREATE_COMPLETE"
+
+
+def at_the_resource_limit() -> dict[str, Any]:
+    """MAX_RESOURCES resources: one that the last one reads, and many bystanders."""
+    strings = {
+        f"s{i:04d}": {"type": "OS::Heat::RandomString", "properties": {"length": 8}}
+        for i in range(MAX_RESOURCES - 1)
+    }
+    reader = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": {"get_attr": ["s0000", "value"]}},
+    }
+    return {"heat_template_version": "2021-04-16", "resources": {**strings, "reader": reader}}
+
+
+async def test_stack_at_the_resource_limit_marks_updates_and_deletes(harness: Harness) -> None:
+    # Each step once re-read the whole template per resource: an update of 600 unchanged
+    # resources held its workflow task past the 2 s deadlock limit, retried for ever.
+    handle, stack_id = await create_stack(harness, at_the_resource_limit())
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    before = resources(harness, stack_id)
+    await send(
+        handle, "mark_unhealthy", MarkResourceRequest(resource_name="s0000", mark_unhealthy=True)
+    )
+    marked = resources(harness, stack_id)["s0000"]
+    assert (marked.status, marked.required_by) == ("FAILED", ["reader"])
+
+    await send(handle, "update", StackOperationRequest(existing=True))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    after = resources(harness, stack_id)
+    changed = {n for n, r in after.items() if r.physical_id != before[n].physical_id}
+    assert changed == {"s0000"}
+    assert after["reader"].action == "UPDATE"  # it reads the replaced string
+    assert after["s0001"].action == "CREATE"  # a bystander, kept
+
+    await send(handle, "delete", StackOperationRequest())
+    await handle.result()
+    assert resources(harness, stack_id) == {}
 
 
 async def test_mark_false_clears_only_check_failed(harness: Harness) -> None:
