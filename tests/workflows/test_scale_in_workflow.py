@@ -70,12 +70,17 @@ def tokens_of(harness: Harness, parent: str) -> list[ActionRecord]:
     ]
 
 
-async def waiting_tokens(harness: Harness, parent: str, n: int = 1) -> list[ActionRecord]:
+async def waiting_tokens(
+    harness: Harness, parent: str, n: int = 1, *, messages: int | None = None
+) -> list[ActionRecord]:
+    """The parent's `n` victims once they wait, and their apps got `messages` (default n)."""
+    delivered = n if messages is None else messages
+
     async def waiting() -> list[ActionRecord] | None:
         found = [
             a for a in tokens_of(harness, parent) if a.status == "WAITING_LIFECYCLE_COMPLETION"
         ]
-        return found if len(found) == n and len(harness.cloud.messages) >= n else None
+        return found if len(found) == n and len(harness.cloud.messages) >= delivered else None
 
     return await eventually(waiting, what=f"{n} victim(s) waiting on hooks")
 
@@ -317,8 +322,22 @@ async def test_app_answering_while_its_message_is_delivered_is_heard(harness: Ha
     assert steps.count("WORKFLOW_TASK_COMPLETED") == 3, steps
 
 
-async def test_first_delivery_attempt_failing_is_retried_by_an_activity(harness: Harness) -> None:
-    harness.cloud.hook_busy = 1
+@pytest.mark.parametrize(
+    "target",
+    [
+        "busy",  # answers 503 once: a retryable failure
+        # Slower than FIRST_ATTEMPT_TIMEOUT (2 s): the local attempt holds a workflow
+        # task slot of the worker, so it gives up and the activity delivers instead.
+        "slow",
+    ],
+)
+async def test_first_delivery_attempt_failing_is_retried_by_an_activity(
+    harness: Harness, target: str
+) -> None:
+    if target == "busy":
+        harness.cloud.hook_busy = 1
+    else:
+        harness.cloud.hook_slow = 1
     handle, _ = await hooked_cluster(harness)
     parent = await scale_in(harness, handle)
     [token] = await waiting_tokens(harness, parent)
@@ -331,19 +350,6 @@ async def test_first_delivery_attempt_failing_is_retried_by_an_activity(harness:
     done = await harness.action_ends(token.id)
     assert done.status == "SUCCEEDED" and "complete_lifecycle received" in done.status_reason
     assert len(harness.cloud.deleted) == 1
-
-
-async def test_slow_receiver_hands_the_delivery_to_an_activity(harness: Harness) -> None:
-    # The local first attempt holds a workflow task slot of the worker: it gives up after
-    # FIRST_ATTEMPT_TIMEOUT (2 s) and the activity delivers instead.
-    harness.cloud.hook_slow = 1
-    handle, _ = await hooked_cluster(harness)
-    parent = await scale_in(harness, handle)
-    [token] = await waiting_tokens(harness, parent)
-    assert [m.prior_attempts for m in harness.cloud.messages] == [1]
-    assert "ACTIVITY_TASK_SCHEDULED deliver_lifecycle_message" in await victim_steps(
-        harness, token.id
-    )
 
 
 async def test_message_only_hook_delivers_then_deletes_without_waiting(harness: Harness) -> None:
@@ -362,7 +368,7 @@ async def test_rejected_first_attempt_is_not_retried_and_the_wait_goes_on(harnes
     harness.cloud.hook_down = True  # a 4xx: the target will never take it
     handle, _ = await hooked_cluster(harness)
     parent = await scale_in(harness, handle)
-    [token] = await waiting_tokens_unmessaged(harness, parent)
+    [token] = await waiting_tokens(harness, parent, messages=0)
     assert "ACTIVITY_TASK_SCHEDULED deliver_lifecycle_message" not in await victim_steps(
         harness, token.id
     )
@@ -372,13 +378,3 @@ async def test_rejected_first_attempt_is_not_retried_and_the_wait_goes_on(harnes
     assert done.status == "SUCCEEDED"
     reasons = [e.status_reason for e in harness.rows(EventRecord, action_id=token.id)]
     assert any("delivery failed: hook target answered 410" in r for r in reasons), reasons
-
-
-async def waiting_tokens_unmessaged(harness: Harness, parent: str) -> list[ActionRecord]:
-    async def waiting() -> list[ActionRecord] | None:
-        found = [
-            a for a in tokens_of(harness, parent) if a.status == "WAITING_LIFECYCLE_COMPLETION"
-        ]
-        return found or None
-
-    return await eventually(waiting, what="victim waiting on its hook")
