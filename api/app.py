@@ -32,7 +32,7 @@ from api.routers import (
 from api.routers import health as health_routes
 from api.temporal import TemporalGateway
 from config import Settings, get_settings
-from config.codec import EncryptionCodec
+from config.codec import CodecKeys
 from config.temporal_client import load_codec_keys, temporal_connect_config
 from healthcheck import configure
 from store.db import make_engine, migrate
@@ -89,7 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.keystone = keystone
     app.state.db = Database(engine)
     app.state.temporal = temporal
-    _install_routes(app, settings, EncryptionCodec(codec_keys) if codec_keys else None)
+    _install_routes(app, settings, codec_keys)
     return app
 
 
@@ -111,13 +111,13 @@ _ROUTERS = (
 )
 
 
-def _install_routes(app: FastAPI, settings: Settings, codec: EncryptionCodec | None) -> None:
+def _install_routes(app: FastAPI, settings: Settings, codec_keys: CodecKeys | None) -> None:
     """Error handlers, routes, Senlin's `/cluster` prefix, the codec server, body limit."""
     install_error_handlers(app)
     for router in _ROUTERS:
         app.include_router(router)
     install_clustering(app)
-    install_codec_server(app, settings, codec)
+    install_codec_server(app, settings, codec_keys)
     app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes)
 
 

@@ -1,6 +1,6 @@
 """The codec server: Temporal's remote codec protocol at `/codec/encode` and `/codec/decode`,
 so the Temporal UI (`--ui-codec-endpoint <api>/codec`) and `temporal … --codec-endpoint`
-show an operator the payloads Warden encrypts.
+show an operator the payloads Warden compresses and encrypts.
 
 Auth is the API's token (`X-Auth-Token`, or `Authorization: Bearer <token>` as the UI
 sends when told to pass its access token) with the `admin` role, because one namespace
@@ -19,11 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 from temporalio.api.common.v1 import Payloads
+from temporalio.converter import PayloadCodec
 
 from api.auth import Caller, Role, current_caller
 from api.schemas.common import ERROR_RESPONSES
 from config import Settings
-from config.codec import EncryptionCodec, PayloadDecryptionError, is_encrypted
+from config.codec import CodecKeys, PayloadDecryptionError, is_encrypted, warden_codec
 from domain.errors import Forbidden, InvalidRequest
 
 CODEC_PREFIX = "/codec"
@@ -96,11 +97,11 @@ NamespaceHeader = Annotated[str | None, Header(alias="X-Namespace")]
 async def encode_route(
     body: CodecPayloads, request: Request, _: CallerDep, namespace: NamespaceHeader = None
 ) -> CodecPayloads:
-    """Encrypt payloads with the current key (unchanged when encryption is off)."""
+    """Compress and encrypt payloads as Warden's own clients do (encryption with the
+    current key, when encryption is on)."""
     payloads = _parse(body, request, namespace)
-    codec: EncryptionCodec | None = request.app.state.codec
-    if codec is not None:
-        await codec.encode_wrapper(payloads)
+    codec: PayloadCodec = request.app.state.codec
+    await codec.encode_wrapper(payloads)
     return _answer(payloads)
 
 
@@ -108,13 +109,12 @@ async def encode_route(
 async def decode_route(
     body: CodecPayloads, request: Request, _: CallerDep, namespace: NamespaceHeader = None
 ) -> CodecPayloads:
-    """Decrypt encrypted payloads; plain ones come back unchanged."""
+    """Decrypt encrypted payloads and expand compressed ones; plain ones come back
+    unchanged."""
     payloads = _parse(body, request, namespace)
-    codec: EncryptionCodec | None = request.app.state.codec
-    if codec is None:
-        if any(is_encrypted(p) for p in payloads.payloads):
-            raise InvalidRequest("Payload encryption is off here: no codec keys to decrypt.")
-        return _answer(payloads)
+    codec: PayloadCodec = request.app.state.codec
+    if not request.app.state.codec_decrypts and any(is_encrypted(p) for p in payloads.payloads):
+        raise InvalidRequest("Payload encryption is off here: no codec keys to decrypt.")
     try:
         await codec.decode_wrapper(payloads)
     except PayloadDecryptionError as err:
@@ -144,8 +144,9 @@ class CodecCORS:
             await self.app(scope, receive, send)
 
 
-def install_codec_server(app: FastAPI, settings: Settings, codec: EncryptionCodec | None) -> None:
+def install_codec_server(app: FastAPI, settings: Settings, keys: CodecKeys | None) -> None:
     """Mount `/codec/encode` and `/codec/decode` with CORS for the Temporal UI."""
-    app.state.codec = codec
+    app.state.codec = warden_codec(keys, compress=settings.codec_compression)
+    app.state.codec_decrypts = keys is not None
     app.include_router(router)
     app.add_middleware(CodecCORS, origins=settings.resolved_codec_cors_origins)

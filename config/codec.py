@@ -1,4 +1,10 @@
-"""Payload encryption for every Temporal client and worker: AES-GCM with named keys.
+"""Payload compression and encryption for every Temporal client and worker.
+
+Compression (`CompressionCodec`, zlib) comes first: payloads of `COMPRESS_MIN_BYTES` or
+more are stored compressed when that saves bytes, so a stack near the resource limit
+stays far below Temporal's 2 MB payload limit and every history is smaller to write
+and read back. Encryption (`EncryptionCodec`, AES-GCM with named keys) seals the result
+when keys are configured. `warden_codec` chains them.
 
 Keys file (JSON), given by `WARDEN_CODEC_KEYS_FILE` or inline in `WARDEN_CODEC_KEYS`:
 
@@ -7,7 +13,14 @@ Keys file (JSON), given by `WARDEN_CODEC_KEYS_FILE` or inline in `WARDEN_CODEC_K
 
 The current key encrypts; every listed key decrypts (rotation). A payload that is not
 encrypted (`encoding` other than `binary/encrypted`) passes through unchanged, so
-histories written before encryption was turned on still replay and still decode.
+histories written before encryption was turned on still replay and still decode; the
+same holds for payloads written before compression (`encoding` other than `binary/zlib`).
+
+Compressing before encrypting lets a payload's stored length depend on how much of its
+content repeats. Someone who can read the history's sizes (not its content) and also
+choose part of a payload could, over many tries, learn whether their guess matches a
+secret in it (the CRIME class of attacks). `codec_compression = false` turns compression
+off where that matters more than payload size.
 """
 
 from __future__ import annotations
@@ -16,6 +29,7 @@ import base64
 import binascii
 import json
 import os
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +43,12 @@ ENCODING = b"binary/encrypted"
 KEY_ID_METADATA = "encryption-key-id"
 NONCE_BYTES = 12
 KEY_SIZES = (16, 24, 32)
+COMPRESSED = b"binary/zlib"
+#: Smaller payloads are stored as they are (a few ids compress to nearly their own size).
+COMPRESS_MIN_BYTES = 512
+#: A compressed payload that would expand beyond this is refused, not inflated: a
+#: payload from outside (an app's own signal) must not exhaust the worker's memory.
+MAX_EXPANDED_BYTES = 64 * 1024 * 1024
 
 
 class CodecKeyError(ValueError):
@@ -37,6 +57,10 @@ class CodecKeyError(ValueError):
 
 class PayloadDecryptionError(ValueError):
     """An encrypted payload could not be decrypted (unknown key id, tampered, malformed)."""
+
+
+class PayloadDecompressionError(PayloadDecryptionError):
+    """A compressed payload could not be expanded (malformed, or larger than allowed)."""
 
 
 @dataclass(frozen=True)
@@ -143,3 +167,89 @@ class EncryptionCodec(PayloadCodec):
 def is_encrypted(payload: Payload) -> bool:
     """Whether a payload was made by `EncryptionCodec`."""
     return payload.metadata.get("encoding") == ENCODING
+
+
+class CompressionCodec(PayloadCodec):
+    """zlib over the whole serialized payload, for payloads big enough to gain from it.
+
+    With `write=False` it only expands what it finds compressed (compression turned off
+    after payloads were written compressed).
+    """
+
+    def __init__(self, *, write: bool = True) -> None:
+        self.write = write
+
+    async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        """Compress each payload of `COMPRESS_MIN_BYTES` or more when it gets smaller."""
+        if not self.write:
+            return list(payloads)
+        return [self.compress(p) for p in payloads]
+
+    async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        """Expand compressed payloads; the others pass through unchanged."""
+        return [self.expand(p) if is_compressed(p) else p for p in payloads]
+
+    @staticmethod
+    def compress(payload: Payload) -> Payload:
+        """One payload, compressed when that saves bytes (else unchanged)."""
+        if payload.ByteSize() < COMPRESS_MIN_BYTES:
+            return payload
+        raw = payload.SerializeToString()
+        packed = zlib.compress(raw)
+        if len(packed) >= len(raw):
+            return payload
+        return Payload(metadata={"encoding": COMPRESSED}, data=packed)
+
+    @staticmethod
+    def expand(payload: Payload) -> Payload:
+        """One compressed payload back to the payload it was made from."""
+        inflater = zlib.decompressobj()
+        try:
+            raw = inflater.decompress(payload.data, MAX_EXPANDED_BYTES)
+        except zlib.error as err:
+            raise PayloadDecompressionError(f"Compressed payload is malformed: {err}") from err
+        if inflater.unconsumed_tail:
+            raise PayloadDecompressionError(
+                f"Compressed payload expands beyond {MAX_EXPANDED_BYTES // 2**20} MiB; refused."
+            )
+        if not inflater.eof:
+            raise PayloadDecompressionError("Compressed payload is truncated.")
+        return Payload.FromString(raw)
+
+
+class ChainCodec(PayloadCodec):
+    """Codecs applied in order on encode and in reverse order on decode."""
+
+    def __init__(self, codecs: Sequence[PayloadCodec]) -> None:
+        self.codecs = list(codecs)
+
+    async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        """Each codec's encode, first to last."""
+        encoded = list(payloads)
+        for codec in self.codecs:
+            encoded = await codec.encode(encoded)
+        return encoded
+
+    async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        """Each codec's decode, last to first."""
+        decoded = list(payloads)
+        for codec in reversed(self.codecs):
+            decoded = await codec.decode(decoded)
+        return decoded
+
+
+def warden_codec(keys: CodecKeys | None, *, compress: bool = True) -> PayloadCodec:
+    """Compression (unless turned off), then encryption with `keys` (when there are any).
+
+    Decoding expands compressed payloads even with compression turned off: a history may
+    hold payloads written with either setting.
+    """
+    compression = CompressionCodec(write=compress)
+    if keys is None:
+        return compression
+    return ChainCodec([compression, EncryptionCodec(keys)])
+
+
+def is_compressed(payload: Payload) -> bool:
+    """Whether a payload was made by `CompressionCodec`."""
+    return payload.metadata.get("encoding") == COMPRESSED

@@ -87,6 +87,11 @@ class Settings(BaseSettings):
         False,
         description="Serve /codec without a token (`warden dev` only: the UI sends none)",
     )
+    codec_compression: bool = Field(
+        True,
+        description="Compress payloads of 512 bytes or more before they are encrypted and "
+        "stored (compressed payloads are read either way; see config/codec.py)",
+    )
     # --- end payload encryption ---
 
     api_host: str = "127.0.0.1"

@@ -6,7 +6,7 @@ Connection options come from Temporal's own environment configuration
 `TEMPORAL_CONFIG_FILE` (default `~/.config/temporalio/temporal.toml`). Warden's own
 settings decide only what the profile leaves open, and win when set explicitly
 (`WARDEN_TEMPORAL_ADDRESS`, `WARDEN_TEMPORAL_NAMESPACE`). Every client gets Warden's data
-converter: pydantic, plus the payload encryption codec when keys are configured.
+converter: pydantic, payloads compressed, and encrypted when keys are configured.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter
 from temporalio.envconfig import ClientConfigProfile, ClientConnectConfig
 
-from config.codec import CodecKeys, EncryptionCodec
+from config.codec import CodecKeys, warden_codec
 from config.settings import Settings
 
 
@@ -36,11 +36,11 @@ def load_codec_keys(settings: Settings) -> CodecKeys | None:
     return None
 
 
-def warden_data_converter(keys: CodecKeys | None) -> DataConverter:
-    """pydantic payloads, encrypted with `keys` when there are any."""
-    if keys is None:
-        return pydantic_data_converter
-    return dataclasses.replace(pydantic_data_converter, payload_codec=EncryptionCodec(keys))
+def warden_data_converter(keys: CodecKeys | None, *, compress: bool = True) -> DataConverter:
+    """pydantic payloads, compressed (unless `compress` is false) and then encrypted with
+    `keys` when there are any (`config/codec.py`)."""
+    codec = warden_codec(keys, compress=compress)
+    return dataclasses.replace(pydantic_data_converter, payload_codec=codec)
 
 
 def temporal_connect_config(
@@ -83,5 +83,7 @@ async def connect_temporal(
         RuntimeError: Temporal did not accept the connection (the SDK's message says why).
     """
     config = temporal_connect_config(settings, env=env)
-    converter = data_converter or warden_data_converter(load_codec_keys(settings))
+    converter = data_converter or warden_data_converter(
+        load_codec_keys(settings), compress=settings.codec_compression
+    )
     return await Client.connect(**config, data_converter=converter)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -136,6 +137,22 @@ class ChangeSet(BaseModel):
                 self.deleted_resources,
             )
         )
+
+
+def split_by_size(changes: Sequence[ChangeSet], max_bytes: int) -> list[list[ChangeSet]]:
+    """`changes` in order, cut into runs whose JSON adds up to at most `max_bytes` (a
+    change bigger than that alone makes a run): each run is one write, one activity
+    input, far below Temporal's 2 MB payload limit however many changes queued up."""
+    runs: list[list[ChangeSet]] = []
+    size = max_bytes + 1  # the first change starts a run
+    for change in changes:
+        grows = len(change.__pydantic_serializer__.to_json(change))
+        if size + grows > max_bytes:
+            runs.append([])
+            size = 0
+        runs[-1].append(change)
+        size += grows
+    return runs
 
 
 def cluster_snapshot(state: ClusterState, at: datetime) -> ClusterSnapshot:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from config.temporal_client import warden_data_converter
 from tests.support.postgres import PostgresServer, check_can_run, find_pg_ctl, running_postgres
 from tests.support.temporal import binary, register_search_attributes
 
@@ -23,7 +23,7 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
     """The time-skipping test server: hours of timers in milliseconds."""
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=binary("temporal-test-server"),
-        data_converter=pydantic_data_converter,
+        data_converter=warden_data_converter(None),
     )
     await register_search_attributes(env.client)
     yield env

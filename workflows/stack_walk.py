@@ -16,7 +16,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from domain.events import Event
     from domain.intrinsics import ResolvedResources
-    from domain.projection import ChangeSet, ResourceKey, ResourceSnapshot
+    from domain.projection import ChangeSet, ResourceKey, ResourceSnapshot, split_by_size
     from domain.stacks import ResourceState, StackAction, StackSpec, Status
     from workflows.entity import record
     from workflows.resource_handlers.base import Applied
@@ -26,6 +26,9 @@ with workflow.unsafe.imports_passed_through():
 
 #: Resources worked on at once (keeps pending activities far below Temporal's 2,000).
 CONCURRENCY = 100
+#: JSON bytes of queued changes written by one `record_changes`: a 1,000-resource stack
+#: once queued 1.7 MB into one activity input, near Temporal's 2 MB payload limit.
+BATCH_BYTES = 256 * 1024
 
 
 class StackWalk:
@@ -236,7 +239,12 @@ class StackWalk:
             if not self.outbox:
                 return
             batch, self.outbox = self.outbox, []
-            await record(_merge(batch), summary=f"record {len(batch)} resource change(s)")
+            runs = split_by_size(batch, BATCH_BYTES)
+            # Histories from before the cut wrote any batch in one activity.
+            if len(runs) > 1 and not workflow.patched("projection-batch-bytes"):
+                runs = [batch]
+            for run in runs:
+                await record(_merge(run), summary=f"record {len(run)} resource change(s)")
 
 
 def _merge(batch: list[ChangeSet]) -> ChangeSet:

@@ -185,3 +185,38 @@ def test_bad_keys_file_stops_the_api_at_start(tmp_path: Path) -> None:
     settings.codec_keys_file.write_text('{"current": "x", "keys": {}}')
     with pytest.raises(ValueError, match="'x' is not among the keys"):
         create_app(settings)
+
+
+#: Big enough to be stored compressed (config/codec.py COMPRESS_MIN_BYTES).
+LARGE = {"resources": [{"name": f"server{i:03d}", "status": "CREATE_COMPLETE"} for i in range(40)]}
+
+
+async def test_large_payloads_are_compressed_with_or_without_keys(tmp_path: Path) -> None:
+    async with serve(create_app(settings_for(tmp_path))) as keyed:
+        sealed = (await keyed.post("/codec/encode", json=plain_body(LARGE), headers=ADMIN)).json()
+        opened = await keyed.post("/codec/decode", json=sealed, headers=ADMIN)
+        assert opened.json() == plain_body(LARGE)
+    plain = settings_for(tmp_path).model_copy(update={"codec_keys_file": None})
+    async with serve(create_app(plain)) as keyless:
+        packed = (await keyless.post("/codec/encode", json=plain_body(LARGE), headers=ADMIN)).json()
+        [payload] = packed["payloads"]
+        assert base64.b64decode(payload["metadata"]["encoding"]) == b"binary/zlib"
+        assert len(base64.b64decode(payload["data"])) < len(str(LARGE)) / 3
+        expanded = await keyless.post("/codec/decode", json=packed, headers=ADMIN)
+        assert expanded.json() == plain_body(LARGE)
+        broken = {"payloads": [{**payload, "data": base64.b64encode(b"garbage").decode()}]}
+        refused = await keyless.post("/codec/decode", json=broken, headers=ADMIN)
+        assert refused.status_code == 400
+        assert "Compressed payload is malformed" in refused.json()["error"]["message"]
+
+
+async def test_compression_turned_off_still_expands_what_was_written(tmp_path: Path) -> None:
+    on = settings_for(tmp_path).model_copy(update={"codec_keys_file": None})
+    async with serve(create_app(on)) as compressing:
+        packed = await compressing.post("/codec/encode", json=plain_body(LARGE), headers=ADMIN)
+    off = on.model_copy(update={"codec_compression": False})
+    async with serve(create_app(off)) as plain:
+        unchanged = await plain.post("/codec/encode", json=plain_body(LARGE), headers=ADMIN)
+        assert unchanged.json() == plain_body(LARGE)
+        expanded = await plain.post("/codec/decode", json=packed.json(), headers=ADMIN)
+        assert expanded.json() == plain_body(LARGE)

@@ -24,7 +24,6 @@ from pathlib import Path
 import httpx
 import yaml
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -37,6 +36,7 @@ from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
 from api.app import create_app
 from config import Settings
+from config.temporal_client import warden_data_converter
 from simcloud.app import create_app as create_simcloud
 from simcloud.config import SimConfig
 from store.db import make_engine, migrate
@@ -86,7 +86,7 @@ async def in_process_warden(tmp_path: Path) -> AsyncIterator[InProcessWarden]:
     """Start the time-skipping server, simcloud, a worker and the API; stop them after."""
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=binary("temporal-test-server"),
-        data_converter=pydantic_data_converter,
+        data_converter=warden_data_converter(None),
     )
     try:
         await register_search_attributes(env.client)

@@ -1,10 +1,12 @@
-"""The payload encryption codec: AES-GCM, key ids, rotation, clear errors."""
+"""The payload codecs: compression (zlib, sizes, refusals) and encryption (AES-GCM, key
+ids, rotation, clear errors), and the two chained."""
 
 from __future__ import annotations
 
 import base64
 import json
 import os
+import zlib
 from pathlib import Path
 
 import pytest
@@ -13,13 +15,20 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from config import Settings
 from config.codec import (
+    COMPRESS_MIN_BYTES,
+    COMPRESSED,
     ENCODING,
     KEY_ID_METADATA,
+    MAX_EXPANDED_BYTES,
+    ChainCodec,
     CodecKeyError,
     CodecKeys,
+    CompressionCodec,
     EncryptionCodec,
+    PayloadDecompressionError,
     PayloadDecryptionError,
     new_keys_json,
+    warden_codec,
 )
 from config.temporal_client import load_codec_keys, warden_data_converter
 
@@ -147,7 +156,85 @@ def test_inline_keys_take_precedence_and_no_keys_means_plain(tmp_path: Path) -> 
     loaded = load_codec_keys(settings)
     assert loaded is not None
     assert loaded.current == "inline"
-    assert warden_data_converter(None) is pydantic_data_converter
+    assert isinstance(warden_data_converter(None).payload_codec, CompressionCodec)
     converter = warden_data_converter(loaded)
-    assert isinstance(converter.payload_codec, EncryptionCodec)
+    assert isinstance(converter.payload_codec, ChainCodec)
+    compression, encryption = converter.payload_codec.codecs
+    assert isinstance(compression, CompressionCodec) and compression.write
+    assert isinstance(encryption, EncryptionCodec)
     assert converter.payload_converter_class is pydantic_data_converter.payload_converter_class
+    off = warden_data_converter(loaded, compress=False).payload_codec
+    assert isinstance(off, ChainCodec)
+    assert isinstance(off.codecs[0], CompressionCodec) and not off.codecs[0].write
+
+
+#: A victim's removal record as a scale-in writes it: ids repeated in every event.
+REMOVAL = {
+    "node_id": "ecba0f27-181d-49ad-ad66-2b7c296e7858",
+    "changes": {
+        "events": [
+            {
+                "project_id": "bench",
+                "obj_id": "ecba0f27-181d-49ad-ad66-2b7c296e7858",
+                "cluster_id": "5c00ae06-1a63-41b4-9f7d-a14ee3c941bd",
+                "action_id": "38df0885-5dcc-4de5-b43a-919bb2c1aafa",
+                "status_reason": reason,
+                "password": SECRET,
+            }
+            for reason in ("complete_lifecycle received via api", "Node deleted")
+        ]
+    },
+}
+
+
+async def test_large_payloads_are_stored_compressed_and_come_back_the_same() -> None:
+    codec = CompressionCodec()
+    original = plain(REMOVAL)
+    assert original.ByteSize() >= COMPRESS_MIN_BYTES
+    [packed] = await codec.encode([original])
+    assert packed.metadata["encoding"] == COMPRESSED
+    assert packed.ByteSize() < original.ByteSize() * 0.7
+    assert await codec.decode([packed]) == [original]
+
+
+async def test_small_or_incompressible_payloads_are_stored_as_they_are() -> None:
+    codec = CompressionCodec()
+    small = plain({"stack": "shop"})
+    noise = plain(os.urandom(4096))  # binary/plain: random bytes do not shrink
+    assert noise.ByteSize() >= COMPRESS_MIN_BYTES
+    assert await codec.encode([small, noise]) == [small, noise]
+
+
+async def test_compressed_then_encrypted_reads_back_and_old_payloads_still_do() -> None:
+    k1 = keys("k1")
+    codec = warden_codec(k1)
+    original = plain(REMOVAL)
+    [stored] = await codec.encode([original])
+    assert stored.metadata["encoding"] == ENCODING  # compression happens inside
+    assert SECRET.encode() not in stored.SerializeToString()
+    assert len(stored.data) < original.ByteSize()
+    # Written before compression (encrypted only), or before encryption (plain or
+    # compressed only): all of them decode.
+    [encrypted_only] = await EncryptionCodec(k1).encode([original])
+    [compressed_only] = await CompressionCodec().encode([original])
+    for payload in (stored, encrypted_only, compressed_only, original):
+        assert await codec.decode([payload]) == [original]
+    # Compression turned off: nothing new is compressed, what was still reads.
+    off = warden_codec(k1, compress=False)
+    [fresh] = await off.encode([original])
+    assert len(fresh.data) > original.ByteSize()
+    assert await off.decode([stored, fresh]) == [original, original]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"not zlib at all", "malformed"),
+        (zlib.compress(b"x" * 10_000)[:20], "truncated"),
+        (zlib.compress(b"\0" * (MAX_EXPANDED_BYTES + 1)), "expands beyond 64 MiB"),
+    ],
+)
+async def test_bad_compressed_payloads_are_refused_clearly(data: bytes, message: str) -> None:
+    bad = Payload(metadata={"encoding": COMPRESSED}, data=data)
+    with pytest.raises(PayloadDecompressionError, match=message):
+        await CompressionCodec().decode([bad])

@@ -23,13 +23,13 @@ from sqlmodel import Session, select
 from temporalio import activity, workflow
 from temporalio.client import WithStartWorkflowOperation, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.store import StoreActivities
+from config.temporal_client import warden_data_converter
 from domain.clusters import ClusterOperationRequest, ClusterSpec, ClusterState, OperationAccepted
 from domain.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
 from domain.lifecycle import HookDelivery, HookDeliveryResult
@@ -345,7 +345,7 @@ async def own_harness(tmp_path: Path) -> AsyncIterator[Harness]:
     """A harness on a time-skipping server of its own (for tests that skip time)."""
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=binary("temporal-test-server"),
-        data_converter=pydantic_data_converter,
+        data_converter=warden_data_converter(None),
     )
     await register_search_attributes(env.client)
     try:

@@ -27,6 +27,7 @@ from tests.support.eventually import eventually
 from tests.workflows.support import Harness
 from workflows.search_attributes import WARDEN_STATUS, warden_attributes
 from workflows.stack_messages import StackInput
+from workflows.stack_walk import BATCH_BYTES
 
 WEB = {
     "heat_template_version": "2021-04-16",
@@ -165,12 +166,48 @@ def at_the_resource_limit() -> dict[str, Any]:
     return {"heat_template_version": "2021-04-16", "resources": {**strings, "reader": reader}}
 
 
+async def stored_payloads(handle: WorkflowHandle[Any, Any]) -> list[tuple[str, int, int]]:
+    """(what, bytes as stored, bytes once decoded) of every payload in the history of
+    `handle`'s workflow and of each child it started; `what` names the event, and the
+    activity type for an activity's input."""
+    client = handle._client
+    codec = client.data_converter.payload_codec
+    assert codec is not None
+    ids = [handle.id]
+    for event in (await handle.fetch_history()).events:
+        if event.HasField("start_child_workflow_execution_initiated_event_attributes"):
+            ids.append(event.start_child_workflow_execution_initiated_event_attributes.workflow_id)
+    found = []
+    for workflow_id in ids:
+        for event in (await client.get_workflow_handle(workflow_id).fetch_history()).events:
+            attributes = getattr(event, event.WhichOneof("attributes") or "")
+            what = EventType.Name(event.event_type)
+            if event.HasField("activity_task_scheduled_event_attributes"):
+                what = attributes.activity_type.name
+            for _, value in attributes.ListFields():
+                for payload in getattr(value, "payloads", []):
+                    [decoded] = await codec.decode([payload])
+                    found.append((what, payload.ByteSize(), decoded.ByteSize()))
+    return found
+
+
 async def test_stack_at_the_resource_limit_marks_updates_and_deletes(harness: Harness) -> None:
     # Each step once re-read the whole template per resource: an update of 600 unchanged
     # resources held its workflow task past the 2 s deadlock limit, retried for ever.
     handle, stack_id = await create_stack(harness, at_the_resource_limit())
     stack = await stack_settles(harness, stack_id)
     assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    # The create's projection once went out as one 1.7 MB activity input (Temporal
+    # refuses 2 MB): now it is written in runs of at most BATCH_BYTES of JSON...
+    payloads = await stored_payloads(handle)
+    records = [decoded for what, _, decoded in payloads if what == "record_changes"]
+    assert len(records) > 5
+    assert max(records) <= BATCH_BYTES + 1024
+    # ...and every payload is stored compressed: the largest, the create's result with
+    # every resource (525 KB of JSON), takes a tenth of that.
+    largest = max(payloads, key=lambda p: p[2])
+    assert largest[2] > 500_000
+    assert largest[1] < largest[2] / 5, largest
     before = resources(harness, stack_id)
     await send(
         handle, "mark_unhealthy", MarkResourceRequest(resource_name="s0000", mark_unhealthy=True)
