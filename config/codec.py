@@ -60,7 +60,10 @@ class PayloadDecryptionError(ValueError):
 
 
 class PayloadDecompressionError(PayloadDecryptionError):
-    """A compressed payload could not be expanded (malformed, or larger than allowed)."""
+    """A compressed payload could not be expanded (malformed, or larger than allowed).
+
+    A kind of `PayloadDecryptionError`: whoever handles a payload that cannot be read
+    back (the codec server's 400) handles both."""
 
 
 @dataclass(frozen=True)
