@@ -8,7 +8,10 @@ SQLite file, simcloud, worker, API) in the same run:
    bare fan-out of N children shaped like the product's (announce activity, wait for a
    signal with a timer, one more activity) whose signals are sent as soon as each
    child announces itself: its end-to-end time, signal → activity latency and history
-   events per child are the floor of the same work done with bare Temporal.
+   events per child are the floor of the same work done with bare Temporal. The same
+   fan-out again with *listed* victims, carrying what Warden's carry for the UI and
+   `warden` listings (its four search attributes, a summary and details, a final status
+   upsert): what those listings alone ask of the Temporal server.
 2. Unloaded: a small cluster scaled in one node at a time, so complete_lifecycle →
    delete is seen without a burst; plus the API's own floor (a GET of an action, and
    complete_lifecycle on a finished token, which answers without calling Temporal).
@@ -67,6 +70,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from bench.stack import Stack, running_stack
 from simcloud.server import serve_in_thread
+from workflows.search_attributes import set_status, warden_attributes
 
 SIZES = (100, 1000)
 HOOK_TIMEOUT_S = 600
@@ -180,7 +184,7 @@ class BenchVictimWorkflow:
         self.completed = False
 
     @workflow.run
-    async def run(self, timeout_s: int) -> bool:
+    async def run(self, timeout_s: int, listed: bool = False) -> bool:
         me = workflow.info().workflow_id
         announce = workflow.start_activity(
             "bench_announce", me, start_to_close_timeout=timedelta(seconds=30)
@@ -193,6 +197,8 @@ class BenchVictimWorkflow:
         await workflow.execute_activity(
             "bench_delete", me, start_to_close_timeout=timedelta(seconds=30)
         )
+        if listed:
+            set_status("DELETED")
         return self.completed
 
     @workflow.signal(name="complete_lifecycle")
@@ -207,12 +213,25 @@ class BenchFanOutWorkflow:
 
     @workflow.run
     async def run(self, args: list[int]) -> int:
-        count, timeout_s = args
+        count, timeout_s, *rest = args
+        listed = bool(rest and rest[0])
         prefix = workflow.info().workflow_id.replace("bench-fanout:", "bench-victim:")
         handles = await asyncio.gather(
             *(
                 workflow.start_child_workflow(
-                    BenchVictimWorkflow.run, timeout_s, id=f"{prefix}:{i}"
+                    BenchVictimWorkflow.run, args=[timeout_s, listed], id=f"{prefix}:{i}"
+                )
+                if not listed
+                # What Warden's victims carry for the UI and `warden` listings: its four
+                # search attributes, a summary and details, a final status upsert.
+                else workflow.start_child_workflow(
+                    BenchVictimWorkflow.run,
+                    args=[timeout_s, listed],
+                    id=f"{prefix}:{i}",
+                    static_summary=f"delete node bench-{i} of cluster bench",
+                    static_details=f"Node `{prefix}:{i}`, server `{prefix}`; lifecycle token "
+                    f"`{prefix}:{i}`; parent action `{prefix}`",
+                    search_attributes=warden_attributes("bench", "node-delete", prefix, "WAITING"),
                 )
                 for i in range(count)
             )
@@ -403,14 +422,16 @@ async def _echo_baseline(
 
 
 async def _fanout_baseline(
-    client: Client, queue: str, hooks: BareHooks, n: int, stack: Stack
+    client: Client, queue: str, hooks: BareHooks, n: int, stack: Stack, *, listed: bool = False
 ) -> dict[str, Any]:
+    """A bare fan-out of `n` victims; `listed`: each with what Warden's victims carry for
+    listings (search attributes, summary and details, a final status upsert)."""
     run = uuid.uuid4().hex[:8]
     parent_id = f"bench-fanout:{run}"
     cpu_before, work_before = stack.cpu(), stack.temporal_work()
     start, start_wall = time.perf_counter(), time.time()
     handle = await client.start_workflow(
-        BenchFanOutWorkflow.run, [n, HOOK_TIMEOUT_S], id=parent_id, task_queue=queue
+        BenchFanOutWorkflow.run, [n, HOOK_TIMEOUT_S, int(listed)], id=parent_id, task_queue=queue
     )
     completed = await handle.result()
     e2e = time.perf_counter() - start
@@ -467,8 +488,11 @@ async def measure_baselines(client: Client, sizes: list[int], stack: Stack) -> d
     with echo_worker(client, queue, **more) as worker:
         async with worker:
             echo = await _echo_baseline(client, queue)
-            fanout = {str(n): await _fanout_baseline(client, queue, hooks, n, stack) for n in sizes}
-    return {"echo": echo, "fanout": fanout}
+            fanout, listed = {}, {}
+            for n in sizes:
+                fanout[str(n)] = await _fanout_baseline(client, queue, hooks, n, stack)
+                listed[str(n)] = await _fanout_baseline(client, queue, hooks, n, stack, listed=True)
+    return {"echo": echo, "fanout": fanout, "fanout_listed": listed}
 
 
 # ---------------------------------------------------------------------------------------
@@ -1105,9 +1129,12 @@ def _met(value: float | None, ok: Callable[[float], bool]) -> bool | None:
     return None if value is None else ok(value)
 
 
-def _load_rows(n: str, case: dict[str, Any], bare: dict[str, Any]) -> list[dict[str, Any]]:
+def _load_rows(
+    n: str, case: dict[str, Any], bare: dict[str, Any], listed: dict[str, Any]
+) -> list[dict[str, Any]]:
     """The POST and the delete against the floors of their steps, probed under the
-    scale-in's own load (`LoadProbe`); and what that load is on the Temporal server."""
+    scale-in's own load (`LoadProbe`); and what that load is on the Temporal server,
+    against the bare fan-out and the `listed` one (victims with Warden's listings)."""
     probed = case.get("load_probe") or {}
     keys = ("signal", "victim_signal", "victim_to_activity", "api_get", "api_noop")
     signal, victim_signal, victim_delete, get, noop = (probed.get(f"{k}_p50_ms") for k in keys)
@@ -1184,6 +1211,64 @@ def _load_rows(n: str, case: dict[str, Any], bare: dict[str, Any]) -> list[dict[
             "bare fan-out, same size",
             headline=True,
         ),
+        *_listed_rows(n, case, bare, listed),
+    ]
+
+
+#: What the `listed` bare fan-out's victims carry, as Warden's do.
+LISTED = "victims with Warden's 4 search attributes, summary, details and status upsert"
+
+
+def _listed_rows(
+    n: str, case: dict[str, Any], bare: dict[str, Any], listed: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The Temporal server's work for Warden's scale-in against a bare fan-out whose
+    victims carry what Warden's carry for the UI and `warden` listings; and what those
+    listings do to the bare fan-out's own latency."""
+    if not listed:
+        return []
+    listed_cpu = (listed.get("cpu_s") or {}).get("temporal")
+    return [
+        _figure(
+            f"{n}: bare fan-out, {LISTED}: Temporal server CPU",
+            listed_cpu,
+            "s",
+            (bare.get("cpu_s") or {}).get("temporal"),
+            "bare fan-out, same size",
+            headline=True,
+        ),
+        _figure(
+            f"{n}: bare fan-out, {LISTED}: signal → activity p50",
+            listed.get("signal_to_activity_p50_ms"),
+            "ms",
+            bare.get("signal_to_activity_p50_ms"),
+            "bare fan-out",
+            headline=True,
+        ),
+        _figure(
+            f"{n}: Temporal server CPU, against the listed bare fan-out",
+            (case.get("scale_in_cpu_s") or {}).get("temporal"),
+            "s",
+            listed_cpu,
+            f"bare fan-out, {LISTED}",
+            headline=True,
+        ),
+        _figure(
+            f"{n}: Temporal's store, time in its calls, against the listed bare fan-out",
+            _store_seconds(case.get("temporal_work") or {}),
+            "s",
+            _store_seconds(listed.get("temporal_work") or {}),
+            f"bare fan-out, {LISTED}",
+            headline=True,
+        ),
+        _figure(
+            f"{n}: complete_lifecycle → delete p50, against the listed bare fan-out",
+            case["complete_to_delete_p50_ms"],
+            "ms",
+            listed.get("signal_to_activity_p50_ms"),
+            f"bare signal → activity p50, {LISTED}",
+            headline=True,
+        ),
     ]
 
 
@@ -1194,7 +1279,11 @@ def _store_seconds(work: dict[str, float]) -> float | None:
 
 
 def figures(
-    echo: dict[str, Any], fanout: dict[str, Any], unloaded: dict[str, Any], cases: dict[str, Any]
+    echo: dict[str, Any],
+    fanout: dict[str, Any],
+    unloaded: dict[str, Any],
+    cases: dict[str, Any],
+    fanout_listed: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The headline rows of the report."""
     update_p50, signal_p50 = echo["update_p50_ms"], echo["signal_p50_ms"]
@@ -1311,7 +1400,7 @@ def figures(
                 "bare, same load",
                 headline=True,
             ),
-            *_load_rows(n, case, bare),
+            *_load_rows(n, case, bare, (fanout_listed or {}).get(size, {})),
             _figure(
                 f"{n}: history events per node",
                 case["events_per_node"],
@@ -1417,7 +1506,13 @@ async def run() -> dict[str, object]:
                             flush=True,
                         )
     return {
-        "figures": figures(baselines["echo"], baselines["fanout"], unloaded, cases),
+        "figures": figures(
+            baselines["echo"],
+            baselines["fanout"],
+            unloaded,
+            cases,
+            baselines.get("fanout_listed"),
+        ),
         "baselines": baselines,
         "unloaded": unloaded,
         "cases": cases,
