@@ -148,9 +148,12 @@ class Supervisor:
         return {name: r.process.pid for name, r in self._running.items()}
 
     def _write_pids(self) -> None:
-        # Operators (and tests) find the current pids here after restarts.
+        # Operators (and tests) find the current pids here after restarts. Written
+        # beside it and renamed over it: a reader never sees the file half-written.
         if self._pid_file is not None:
-            self._pid_file.write_text(json.dumps(self.pids(), indent=2) + "\n")
+            fresh = self._pid_file.with_name(f".{self._pid_file.name}.tmp")
+            fresh.write_text(json.dumps(self.pids(), indent=2) + "\n")
+            os.replace(fresh, self._pid_file)
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
