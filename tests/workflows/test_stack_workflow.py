@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import WithStartWorkflowOperation, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 
@@ -166,11 +171,12 @@ def at_the_resource_limit() -> dict[str, Any]:
     return {"heat_template_version": "2021-04-16", "resources": {**strings, "reader": reader}}
 
 
-async def stored_payloads(handle: WorkflowHandle[Any, Any]) -> list[tuple[str, int, int]]:
+async def stored_payloads(
+    client: Client, handle: WorkflowHandle[Any, Any]
+) -> list[tuple[str, int, int]]:
     """(what, bytes as stored, bytes once decoded) of every payload in the history of
     `handle`'s workflow and of each child it started; `what` names the event, and the
     activity type for an activity's input."""
-    client = handle._client
     codec = client.data_converter.payload_codec
     assert codec is not None
     ids = [handle.id]
@@ -199,7 +205,7 @@ async def test_stack_at_the_resource_limit_marks_updates_and_deletes(harness: Ha
     assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
     # The create's projection once went out as one 1.7 MB activity input (Temporal
     # refuses 2 MB): now it is written in runs of at most BATCH_BYTES of JSON...
-    payloads = await stored_payloads(handle)
+    payloads = await stored_payloads(harness.env.client, handle)
     records = [decoded for what, _, decoded in payloads if what == "record_changes"]
     assert len(records) > 5
     assert max(records) <= BATCH_BYTES + 1024
