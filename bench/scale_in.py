@@ -219,25 +219,27 @@ class BenchFanOutWorkflow:
         handles = await asyncio.gather(
             *(
                 workflow.start_child_workflow(
-                    BenchVictimWorkflow.run, args=[timeout_s, listed], id=f"{prefix}:{i}"
-                )
-                if not listed
-                # What Warden's victims carry for the UI and `warden` listings: its four
-                # search attributes, a summary and details, a final status upsert.
-                else workflow.start_child_workflow(
                     BenchVictimWorkflow.run,
-                    args=[timeout_s, listed],
+                    args=[timeout_s, True] if listed else [timeout_s],
                     id=f"{prefix}:{i}",
-                    static_summary=f"delete node bench-{i} of cluster bench",
-                    static_details=f"Node `{prefix}:{i}`, server `{prefix}`; lifecycle token "
-                    f"`{prefix}:{i}`; parent action `{prefix}`",
-                    search_attributes=warden_attributes("bench", "node-delete", prefix, "WAITING"),
+                    **(_listing(prefix, i) if listed else {}),
                 )
                 for i in range(count)
             )
         )
         done = await asyncio.gather(*handles)
         return sum(done)
+
+
+def _listing(prefix: str, i: int) -> dict[str, Any]:
+    """What Warden's victims carry for the UI and `warden` listings: its four search
+    attributes, a summary and details (the final status upsert is the victim's)."""
+    return {
+        "static_summary": f"delete node bench-{i} of cluster bench",
+        "static_details": f"Node `{prefix}:{i}`, server `{prefix}`; lifecycle token "
+        f"`{prefix}:{i}`; parent action `{prefix}`",
+        "search_attributes": warden_attributes("bench", "node-delete", prefix, "WAITING"),
+    }
 
 
 class BareWrites:
