@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import sqlite3
 import subprocess
@@ -342,6 +343,89 @@ def _event_s(event: HistoryEvent) -> float:
     return event.event_time.seconds + event.event_time.nanos / 1e9
 
 
+#: The steps from a victim's first signal to its delete, as its history shows them
+#: (`SignalPath`), then to the delete itself: simcloud's DELETE for Warden's victims,
+#: the activity's first line for the bare fan-out's (which calls no cloud).
+SIGNAL_STEPS = (
+    "signal recorded → task started",
+    "task on the worker",
+    "task done → delete activity started",
+    "delete activity started → delete",
+)
+
+
+@dataclass(frozen=True)
+class SignalPath:
+    """When a victim's history recorded its first signal, started and finished the
+    workflow task that saw it, and started its delete (the last activity scheduled
+    after that task; event times, the server's clock)."""
+
+    recorded: float
+    task_started: float | None = None
+    task_done: float | None = None
+    activity_started: float | None = None
+
+    def steps(self, deleted: float | None) -> tuple[float | None, ...]:
+        """The durations of `SIGNAL_STEPS` (s), None where a step is missing."""
+        times = (self.recorded, self.task_started, self.task_done, self.activity_started, deleted)
+        return tuple(
+            b - a if a is not None and b is not None else None for a, b in itertools.pairwise(times)
+        )
+
+
+def signal_path(events: Sequence[HistoryEvent]) -> SignalPath | None:
+    """The `SignalPath` of a history, None if it was never signalled."""
+    signal = next(
+        (e for e in events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED),
+        None,
+    )
+    if signal is None:
+        return None
+    after = [e for e in events if e.event_id > signal.event_id]
+    started = next(
+        (e for e in after if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED), None
+    )
+    done = next(
+        (
+            e
+            for e in after
+            if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
+            and started is not None
+            and e.workflow_task_completed_event_attributes.started_event_id == started.event_id
+        ),
+        None,
+    )
+    activity = None
+    if done is not None:
+        activity = next(
+            (
+                e
+                for e in reversed(after)
+                if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+                and e.activity_task_started_event_attributes.scheduled_event_id > done.event_id
+            ),
+            None,
+        )
+    return SignalPath(
+        recorded=_event_s(signal),
+        task_started=None if started is None else _event_s(started),
+        task_done=None if done is None else _event_s(done),
+        activity_started=None if activity is None else _event_s(activity),
+    )
+
+
+def signal_steps_p50_ms(
+    paths: dict[str, SignalPath], deleted: dict[str, float]
+) -> dict[str, float | None]:
+    """p50 of each of `SIGNAL_STEPS` over `paths` (ms); `deleted`: workflow id → delete."""
+    steps = [path.steps(deleted.get(wid)) for wid, path in paths.items()]
+    columns = zip(*steps, strict=True) if steps else ((),) * len(SIGNAL_STEPS)
+    return {
+        name: _ms(_pct([d for d in column if d is not None], 0.5))
+        for name, column in zip(SIGNAL_STEPS, columns, strict=True)
+    }
+
+
 #: The parts of an update's round trip that a workflow's history shows (task_split).
 SPLIT_PARTS = ("sent → task scheduled", "task queued", "task on the worker", "task done → answer")
 
@@ -445,13 +529,14 @@ async def _fanout_baseline(
     types: Counter[str] = Counter()
     starts: list[float] = []
     counts = await _history_lengths(client, [parent_id], types, starts)
-    signaled: dict[str, float] = {}
+    paths: dict[str, SignalPath] = {}
     sizes: dict[str, int] = {}
-    counts |= await _history_lengths(client, children, types, signaled=signaled, sizes=sizes)
-    split = [c for c in children if c in signaled and c in hooks.returned]
+    counts |= await _history_lengths(client, children, types, paths=paths, sizes=sizes)
+    split = [c for c in children if c in paths and c in hooks.returned]
     started = sorted(t - start_wall for t in starts)
     return {
         "nodes": n,
+        "listed": listed,
         "completed_by_signal": completed,
         "e2e_s": e2e,
         "per_node_ms": e2e / n * 1000,
@@ -462,11 +547,12 @@ async def _fanout_baseline(
             _pct((hooks.returned[c] - hooks.sent[c] for c in children if c in hooks.returned), 0.5)
         ),
         "signal_sent_to_recorded_p50_ms": _ms(
-            _pct((signaled[c] - hooks.sent[c] for c in split), 0.5)
+            _pct((paths[c].recorded - hooks.sent[c] for c in split), 0.5)
         ),
         "signal_recorded_to_returned_p50_ms": _ms(
-            _pct((hooks.returned[c] - signaled[c] for c in split), 0.5)
+            _pct((hooks.returned[c] - paths[c].recorded for c in split), 0.5)
         ),
+        "delete_steps_p50_ms": signal_steps_p50_ms(paths, hooks.deleted),
         "events_per_node": sum(counts.values()) / n,
         "parent_history": counts[parent_id],
         "child_history_max": max(counts[c] for c in children),
@@ -678,13 +764,12 @@ async def _history_lengths(
     types: Counter[str] | None = None,
     child_starts: list[float] | None = None,
     task_problems: Counter[str] | None = None,
-    signaled: dict[str, float] | None = None,
+    paths: dict[str, SignalPath] | None = None,
     sizes: dict[str, int] | None = None,
 ) -> dict[str, int]:
     """Events in each history; optionally tallies event types, child start times,
-    workflow task failures/timeouts (by workflow kind and cause), when each workflow
-    got its first signal (the server's time of recording it) and each history's size
-    in bytes (its events, serialized)."""
+    workflow task failures/timeouts (by workflow kind and cause), each signalled
+    workflow's `SignalPath` and each history's size in bytes (its events, serialized)."""
     gate = asyncio.Semaphore(HISTORY_FETCH_CONCURRENCY)
 
     async def one(wid: str) -> tuple[str, int]:
@@ -703,17 +788,10 @@ async def _history_lengths(
                 elif e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
                     timeout = e.workflow_task_timed_out_event_attributes.timeout_type
                     task_problems[f"{kind} timed out: {TimeoutType.Name(timeout)}"] += 1
-        if signaled is not None:
-            first = next(
-                (
-                    e
-                    for e in history.events
-                    if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
-                ),
-                None,
-            )
-            if first is not None:
-                signaled[wid] = first.event_time.seconds + first.event_time.nanos / 1e9
+        if paths is not None:
+            path = signal_path(history.events)
+            if path is not None:
+                paths[wid] = path
         if child_starts is not None:
             child_starts.extend(
                 e.event_time.seconds + e.event_time.nanos / 1e9
@@ -998,10 +1076,10 @@ async def _scale_in_case(
         problems: Counter[str] = Counter()
         lengths = await _history_lengths(client, sorted({op, *ops}), types, starts, problems)
         started = sorted(t - sent_wall for t in starts if t >= sent_wall)
-        signaled: dict[str, float] = {}
+        paths: dict[str, SignalPath] = {}
         victim_sizes: dict[str, int] = {}
         victim_lengths = await _history_lengths(
-            client, victims, types, task_problems=problems, signaled=signaled, sizes=victim_sizes
+            client, victims, types, task_problems=problems, paths=paths, sizes=victim_sizes
         )
         cluster_full = await _history_lengths(client, [cluster_wf], task_problems=problems)
         all_lengths = {**lengths, **victim_lengths, **cluster_full}
@@ -1009,9 +1087,12 @@ async def _scale_in_case(
 
         latency_sent: list[float] = []
         latency_returned: list[float] = []
+        deleted_at: dict[str, float] = {}  # victim workflow id → simcloud's DELETE
         for token, (_, message) in messages.items():
             deleted = deletes.get(str(message["resource_id"]))
             done = completions.get(token)
+            if deleted is not None:
+                deleted_at[f"node-delete:{token}"] = deleted[0]
             if deleted is not None and done is not None:
                 latency_sent.append(deleted[0] - done.sent)
                 latency_returned.append(deleted[0] - done.returned)
@@ -1020,9 +1101,9 @@ async def _scale_in_case(
         # The POST's two halves: until Temporal recorded the signal (the API's own work,
         # its database read and the signal call), then until the answer came back.
         recorded = [
-            (signaled[f"node-delete:{t}"], c)
+            (paths[f"node-delete:{t}"].recorded, c)
             for t, c in completions.items()
-            if c.status == "202" and c.attempts == 1 and f"node-delete:{t}" in signaled
+            if c.status == "202" and c.attempts == 1 and f"node-delete:{t}" in paths
         ]
         ended = _utc_timestamp(action["ended_at"]) if action.get("ended_at") else None
         cluster_view = (_ok(await api.get(f"/v1/clusters/{cluster_id}"), 200))["cluster"]
@@ -1064,6 +1145,7 @@ async def _scale_in_case(
         "complete_to_delete_p99_ms": _ms(_pct(latency_sent, 0.99)),
         "complete_returned_to_delete_p50_ms": _ms(_pct(latency_returned, 0.5)),
         "complete_returned_to_delete_p99_ms": _ms(_pct(latency_returned, 0.99)),
+        "delete_steps_p50_ms": signal_steps_p50_ms(paths, deleted_at),
         "node_delete_actions_succeeded": succeeded,
         "parent_action_depended_by": depended_by,
         "cluster_nodes_after": len(cluster_view["nodes"]),
@@ -1129,6 +1211,26 @@ def _figure(
 
 def _met(value: float | None, ok: Callable[[float], bool]) -> bool | None:
     return None if value is None else ok(value)
+
+
+def _step_rows(n: str, case: dict[str, Any], bare: dict[str, Any]) -> list[dict[str, Any]]:
+    """After the signal is recorded, each of `SIGNAL_STEPS` against the same step of the
+    bare fan-out (the listed one when it ran). Warden's last step is the cloud call that
+    deletes the server, which the bare victims do not make."""
+    ours, floor = case.get("delete_steps_p50_ms") or {}, bare.get("delete_steps_p50_ms") or {}
+    label = "bare fan-out" + (", listed victims" if bare.get("listed") else "") + ", same step"
+    return [
+        _figure(
+            f"{n}: complete_lifecycle → delete, step: {step} p50",
+            ours.get(step),
+            "ms",
+            floor.get(step),
+            label,
+            headline=True,
+        )
+        for step in SIGNAL_STEPS
+        if ours.get(step) is not None
+    ]
 
 
 def _load_rows(
@@ -1402,6 +1504,7 @@ def figures(
                 "bare, same load",
                 headline=True,
             ),
+            *_step_rows(n, case, (fanout_listed or {}).get(size) or bare),
             *_load_rows(n, case, bare, (fanout_listed or {}).get(size, {})),
             _figure(
                 f"{n}: history events per node",

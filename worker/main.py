@@ -14,8 +14,9 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 from temporalio.client import Client
+from temporalio.converter import DataConverter
 from temporalio.service import RPCError
-from temporalio.worker import Worker
+from temporalio.worker import Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities.cloud import CloudConfig, CloudSession
@@ -32,6 +33,7 @@ from domain.errors import WardenError
 from healthcheck import HealthManager, configure, parse_uris, serve_health
 from store.db import make_engine, migrate
 from worker.registry import WORKFLOWS, build_activities
+from worker.runner import workflow_runner_for
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +117,7 @@ async def run(settings: Settings) -> None:
 PASSED_THROUGH = ("workflows",)
 
 
-def workflow_runner() -> SandboxedWorkflowRunner:
+def sandbox_runner() -> SandboxedWorkflowRunner:
     """Temporal's sandbox with Warden's own workflow modules passed through.
 
     The default sandbox re-imports every workflow module for each workflow run it
@@ -128,6 +130,16 @@ def workflow_runner() -> SandboxedWorkflowRunner:
     """
     restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSED_THROUGH)
     return SandboxedWorkflowRunner(restrictions=restrictions)
+
+
+def workflow_runner(converter: DataConverter) -> WorkflowRunner:
+    """`sandbox_runner()`, answering the SDK's per-payload context questions itself when
+    `converter` ignores them, as Warden's does (worker/runner.py, README "Worker tuning")."""
+    import os  # TEMP A/B
+
+    if os.environ.get("XAB_SDK_CONTEXT"):
+        return sandbox_runner()
+    return workflow_runner_for(converter, sandbox_runner())
 
 
 def worker_tuning(settings: Settings) -> dict[str, Any]:
@@ -178,7 +190,7 @@ async def _serve(
                 RecoveryActivities(cloud.compute),
             ),
             activity_executor=executor,
-            workflow_runner=workflow_runner(),
+            workflow_runner=workflow_runner(client.data_converter),
             **worker_tuning(settings),
         )
         pinger = asyncio.create_task(ping_forever(client, cloud, health))

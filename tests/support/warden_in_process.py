@@ -26,6 +26,7 @@ import yaml
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities.cloud import CloudConfig, CloudSession
 from activities.compute import ComputeActivities
@@ -42,6 +43,7 @@ from simcloud.config import SimConfig
 from store.db import make_engine, migrate
 from tests.support.temporal import binary, register_search_attributes
 from worker.registry import WORKFLOWS, build_activities
+from worker.runner import workflow_runner_for
 
 #: The token every request of `InProcessWarden.api` carries (project `demo`, admin).
 ADMIN_TOKEN = "admin-demo"
@@ -146,6 +148,9 @@ async def running_worker(
                 workflows=list(WORKFLOWS),
                 activities=activities,
                 activity_executor=executor,
+                workflow_runner=workflow_runner_for(
+                    client.data_converter, SandboxedWorkflowRunner()
+                ),
             ):
                 yield
     finally:

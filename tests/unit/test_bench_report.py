@@ -10,7 +10,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 
 from bench import report
-from bench.scale_in import task_split
+from bench.scale_in import SIGNAL_STEPS, signal_path, signal_steps_p50_ms, task_split
 
 
 def test_the_readme_shows_the_committed_results() -> None:
@@ -83,3 +83,36 @@ def test_a_round_trip_is_split_by_the_workflow_task_that_answered_it() -> None:
         },
         abs=0.01,
     )
+
+
+def _numbered(*events: HistoryEvent) -> list[HistoryEvent]:
+    for number, event in enumerate(events, start=1):
+        event.event_id = number
+    return list(events)
+
+
+def test_a_victim_signal_path_runs_from_its_signal_to_the_delete_it_scheduled() -> None:
+    kinds = EventType
+    history = _numbered(
+        _event(kinds.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, 1.0),
+        _event(kinds.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, 1.1),  # 2: announce
+        _event(kinds.EVENT_TYPE_ACTIVITY_TASK_STARTED, 1.2),
+        _event(kinds.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, 5.000),  # 4
+        _event(kinds.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, 5.001),
+        _event(kinds.EVENT_TYPE_WORKFLOW_TASK_STARTED, 5.004),  # 6
+        _event(kinds.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, 5.010),  # 7
+        _event(kinds.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, 5.010),  # 8: the delete
+        _event(kinds.EVENT_TYPE_ACTIVITY_TASK_STARTED, 5.030),
+        _event(kinds.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, 6.0),  # a repeat: ignored
+    )
+    history[2].activity_task_started_event_attributes.scheduled_event_id = 2
+    history[6].workflow_task_completed_event_attributes.started_event_id = 6
+    history[8].activity_task_started_event_attributes.scheduled_event_id = 8
+    path = signal_path(history)
+    assert path is not None
+    steps = signal_steps_p50_ms({"victim": path}, {"victim": 5.035})
+    assert list(steps) == list(SIGNAL_STEPS)
+    # The announce activity, started before the signal, is not the delete.
+    assert list(steps.values()) == pytest.approx([4.0, 6.0, 20.0, 5.0], abs=0.01)
+    assert signal_steps_p50_ms({"victim": path}, {})[SIGNAL_STEPS[-1]] is None
+    assert signal_path(history[:3]) is None  # never signalled

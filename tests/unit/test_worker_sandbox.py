@@ -7,7 +7,7 @@ import pytest
 from temporalio import workflow
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
-from worker.main import workflow_runner
+from worker.main import sandbox_runner
 from worker.registry import WORKFLOWS
 
 DEFINITIONS = [workflow._Definition.must_from_class(cls) for cls in WORKFLOWS]
@@ -20,11 +20,11 @@ async def test_every_workflow_is_valid_in_the_strict_sandbox_and_the_workers(
     # prepare_workflow imports the workflow's module in a fresh sandbox and runs
     # Temporal's validation: an import-time forbidden call fails it.
     SandboxedWorkflowRunner().prepare_workflow(defn)
-    workflow_runner().prepare_workflow(defn)
+    sandbox_runner().prepare_workflow(defn)
 
 
 def test_the_worker_passes_only_warden_workflow_modules_through() -> None:
-    added = workflow_runner().restrictions.passthrough_modules - (
+    added = sandbox_runner().restrictions.passthrough_modules - (
         SandboxRestrictions.default.passthrough_modules
     )
     assert added == {"workflows"}

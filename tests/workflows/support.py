@@ -27,6 +27,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities.store import StoreActivities
 from config.temporal_client import warden_data_converter
@@ -41,6 +42,7 @@ from store.db import make_engine, migrate, session_scope
 from tests.support.eventually import eventually
 from tests.support.temporal import binary, register_search_attributes
 from worker.registry import WORKFLOWS
+from worker.runner import workflow_runner_for
 from workflows.clusters import ClusterInput
 from workflows.search_attributes import warden_attributes
 
@@ -391,6 +393,10 @@ async def _harness(
                 cloud.user_fix_server,
             ],
             activity_executor=pool,
+            # The strict sandbox, answering the SDK's context questions as the worker does.
+            workflow_runner=workflow_runner_for(
+                time_skipping_env.client.data_converter, SandboxedWorkflowRunner()
+            ),
         ):
             harness = Harness(time_skipping_env, engine, cloud, queue)
             yield harness
