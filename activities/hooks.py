@@ -26,6 +26,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.cloud.session import CloudSession
+from activities.http_transport import AiohttpTransport
 from domain.errors import InvalidRequest, WardenError
 from domain.events import Event, EventLevel, node_event
 from domain.hook_urls import validate_hook_url
@@ -117,7 +118,9 @@ class HookActivities:
         self._timeout = httpx.Timeout(timeout_s)
         self._owns_http = http is None
         # Redirects are not followed: they could lead outside the allow-list.
-        self._http = http or httpx.AsyncClient(timeout=self._timeout, follow_redirects=False)
+        self._http = http or httpx.AsyncClient(
+            timeout=self._timeout, follow_redirects=False, transport=AiohttpTransport()
+        )
 
     async def aclose(self) -> None:
         """Close the HTTP client if this object created it."""

@@ -1,4 +1,4 @@
-"""`CloudSession`: one pooled httpx client, one Keystone token, the service clients.
+"""`CloudSession`: one pooled HTTP client, one Keystone token, the service clients.
 
 An activities class holds one session for the worker's lifetime::
 
@@ -23,6 +23,7 @@ from activities.cloud.config import CloudConfig
 from activities.cloud.errors import error_for_transport, raise_for_response
 from activities.cloud.loadbalancer import LoadBalancerClient
 from activities.cloud.messaging import MessagingClient
+from activities.http_transport import AiohttpTransport
 
 
 def _verify(config: CloudConfig) -> ssl.SSLContext | bool:
@@ -41,19 +42,15 @@ class CloudSession:
 
         Args:
             config: Credentials and transport options.
-            transport: An httpx transport to use instead of the network (tests).
+            transport: An httpx transport to use instead of the network (tests); by
+                default httpx over an aiohttp pool (`activities.http_transport`).
         """
         self.config = config
         timeout = httpx.Timeout(config.timeout_s, connect=config.connect_timeout_s)
-        limits = httpx.Limits(
-            max_connections=config.max_connections,
-            max_keepalive_connections=min(config.max_connections, 20),
-        )
         self._http = httpx.AsyncClient(
             timeout=timeout,
-            limits=limits,
-            verify=_verify(config),
-            transport=transport,
+            transport=transport
+            or AiohttpTransport(verify=_verify(config), max_connections=config.max_connections),
             headers={"Accept": "application/json", "User-Agent": "warden-cloud-driver/1.0"},
         )
         self.auth = KeystoneAuth(config, self._http)
