@@ -18,6 +18,7 @@ converter that provably ignores the answers; any other converter keeps the SDK's
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from temporalio import workflow
@@ -103,5 +104,11 @@ class ContextFreeRunner(WorkflowRunner):
 
 
 def workflow_runner_for(converter: DataConverter, sandbox: WorkflowRunner) -> WorkflowRunner:
-    """`sandbox`, wrapped in `ContextFreeRunner` when `converter` ignores context."""
-    return ContextFreeRunner(sandbox) if ignores_context(converter) else sandbox
+    """`sandbox`, wrapped in `ContextFreeRunner` when `converter` ignores context.
+
+    Under Temporal's debug mode (`TEMPORAL_DEBUG` set) `sandbox` is returned as is: the
+    SDK lets `breakpoint()` through only a sandbox runner it is handed directly.
+    """
+    if os.environ.get("TEMPORAL_DEBUG") or not ignores_context(converter):
+        return sandbox
+    return ContextFreeRunner(sandbox)

@@ -157,27 +157,25 @@ async def test_a_slow_answer_is_a_read_timeout(client: httpx.AsyncClient) -> Non
         await client.get("/slow?seconds=2", timeout=httpx.Timeout(5, read=0.2))
 
 
-async def test_a_connection_dropped_by_the_server_is_a_transport_error() -> None:
-    async def drop(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        (b"", httpx.RemoteProtocolError),  # the server closes without a word
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial", httpx.ReadError),
+    ],
+    ids=["dropped-connection", "body-cut-short"],
+)
+async def test_a_server_that_breaks_off_gives_httpx_transport_errors(
+    answer: bytes, error: type[httpx.TransportError]
+) -> None:
+    async def break_off(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.readuntil(b"\r\n\r\n")
-        writer.close()
-
-    server = await asyncio.start_server(drop, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    async with server, httpx.AsyncClient(transport=AiohttpTransport()) as client:
-        with pytest.raises(httpx.RemoteProtocolError):
-            await client.get(f"http://127.0.0.1:{port}/")
-
-
-async def test_a_body_cut_short_is_a_read_error() -> None:
-    async def cut(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.readuntil(b"\r\n\r\n")
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
+        writer.write(answer)
         await writer.drain()
         writer.close()
 
-    server = await asyncio.start_server(cut, "127.0.0.1", 0)
+    server = await asyncio.start_server(break_off, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     async with server, httpx.AsyncClient(transport=AiohttpTransport()) as client:
-        with pytest.raises(httpx.ReadError):
+        with pytest.raises(error):
             await client.get(f"http://127.0.0.1:{port}/")

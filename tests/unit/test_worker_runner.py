@@ -68,3 +68,12 @@ def test_a_converter_that_uses_context_keeps_the_sdk_path() -> None:
     assert not ignores_context(converter)
     sandbox = SandboxedWorkflowRunner()
     assert workflow_runner_for(converter, sandbox) is sandbox
+
+
+def test_under_temporal_debug_mode_the_sdk_gets_its_sandbox_runner_as_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The SDK relaxes the sandbox for breakpoint() only on a runner of its own type.
+    monkeypatch.setenv("TEMPORAL_DEBUG", "1")
+    sandbox = SandboxedWorkflowRunner()
+    assert workflow_runner_for(warden_data_converter(None), sandbox) is sandbox
