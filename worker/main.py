@@ -135,10 +135,6 @@ def sandbox_runner() -> SandboxedWorkflowRunner:
 def workflow_runner(converter: DataConverter) -> WorkflowRunner:
     """`sandbox_runner()`, answering the SDK's per-payload context questions itself when
     `converter` ignores them, as Warden's does (worker/runner.py, README "Worker tuning")."""
-    import os  # TEMP A/B
-
-    if os.environ.get("XAB_SDK_CONTEXT"):
-        return sandbox_runner()
     return workflow_runner_for(converter, sandbox_runner())
 
 
