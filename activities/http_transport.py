@@ -116,14 +116,15 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                     sock_read=timeout.get("read"),
                 ),
             )
+        extensions = {"http_version": b"HTTP/1.1"}
+        if response.reason:
+            extensions["reason_phrase"] = response.reason.encode()
         return httpx.Response(
             status_code=response.status,
             headers=response.raw_headers,
             stream=_ResponseStream(response, request),
             request=request,
-            extensions={"http_version": b"HTTP/1.1", "reason_phrase": response.reason.encode()}
-            if response.reason
-            else {"http_version": b"HTTP/1.1"},
+            extensions=extensions,
         )
 
     async def aclose(self) -> None:

@@ -419,10 +419,9 @@ def signal_steps_p50_ms(
 ) -> dict[str, float | None]:
     """p50 of each of `SIGNAL_STEPS` over `paths` (ms); `deleted`: workflow id → delete."""
     steps = [path.steps(deleted.get(wid)) for wid, path in paths.items()]
-    columns = zip(*steps, strict=True) if steps else ((),) * len(SIGNAL_STEPS)
     return {
-        name: _ms(_pct([d for d in column if d is not None], 0.5))
-        for name, column in zip(SIGNAL_STEPS, columns, strict=True)
+        name: _ms(_pct((d for s in steps if (d := s[i]) is not None), 0.5))
+        for i, name in enumerate(SIGNAL_STEPS)
     }
 
 
