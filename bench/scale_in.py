@@ -36,7 +36,10 @@ CPU and its store's work by operation (from its Prometheus metrics) are recorded
 the bare fan-out and for each scale-in, to compare what each asks of the server.
 
 Environment: `BENCH_SCALE_IN_SIZES=100` (comma-separated sizes), `BENCH_TEMPORAL_DB=memory`
-(dev server on in-memory SQLite instead of a file, as the integration tests run it).
+(dev server on in-memory SQLite instead of a file, as the integration tests run it),
+`BENCH_SCALE_IN_GROWN=1` (also run the listed bare fan-out of each size right before its
+scale-in, on the database that already holds the cluster's creation), `BENCH_WORKERS=2`
+(replicas of Warden's worker, `bench.stack`).
 """
 
 from __future__ import annotations
@@ -114,6 +117,11 @@ def _pct(samples: Iterable[float], q: float) -> float | None:
     if not ordered:
         return None
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _per(totals: Counter[str], n: int) -> dict[str, float]:
+    """Each total divided by `n` (a mean per history), largest first."""
+    return {k: round(v / max(1, n), 1) for k, v in totals.most_common()}
 
 
 def _ms(seconds: float | None) -> float | None:
@@ -364,6 +372,16 @@ class SignalPath:
     task_started: float | None = None
     task_done: float | None = None
     activity_started: float | None = None
+    #: When the workflow task written just before the signal ended, if it ended later
+    #: than the signal arrived: the signal was held until it ended (a signal that lands
+    #: while a task runs is buffered, then written after it with its arrival time).
+    prior_task_done: float | None = None
+
+    def held(self) -> float | None:
+        """How long the signal waited for the first workflow task to end (s), if it did."""
+        if self.prior_task_done is None or self.prior_task_done <= self.recorded:
+            return None
+        return self.prior_task_done - self.recorded
 
     def steps(self, deleted: float | None) -> tuple[float | None, ...]:
         """The durations of `SIGNAL_STEPS` (s), None where a step is missing."""
@@ -406,8 +424,20 @@ def signal_path(events: Sequence[HistoryEvent]) -> SignalPath | None:
             ),
             None,
         )
+    # A signal that lands while a task runs is written after that task, with the time it
+    # arrived: a task completed before the signal's event, but later than it.
+    prior_done = next(
+        (
+            e
+            for e in reversed(events)
+            if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
+            and e.event_id < signal.event_id
+        ),
+        None,
+    )
     return SignalPath(
         recorded=_event_s(signal),
+        prior_task_done=None if prior_done is None else _event_s(prior_done),
         task_started=None if started is None else _event_s(started),
         task_done=None if done is None else _event_s(done),
         activity_started=None if activity is None else _event_s(activity),
@@ -422,6 +452,16 @@ def signal_steps_p50_ms(
     return {
         name: _ms(_pct((d for s in steps if (d := s[i]) is not None), 0.5))
         for i, name in enumerate(SIGNAL_STEPS)
+    }
+
+
+def held_by_running_task(paths: dict[str, SignalPath]) -> dict[str, float | int | None]:
+    """How many signals landed while a workflow task of theirs ran (a victim's first:
+    its message's local activity), and the p50 of how long they waited for it (ms)."""
+    held = [h for path in paths.values() if (h := path.held()) is not None]
+    return {
+        "signals_held_by_running_task": len(held),
+        "held_by_running_task_p50_ms": _ms(_pct(held, 0.5)),
     }
 
 
@@ -530,7 +570,10 @@ async def _fanout_baseline(
     counts = await _history_lengths(client, [parent_id], types, starts)
     paths: dict[str, SignalPath] = {}
     sizes: dict[str, int] = {}
-    counts |= await _history_lengths(client, children, types, paths=paths, sizes=sizes)
+    type_bytes: Counter[str] = Counter()
+    counts |= await _history_lengths(
+        client, children, types, paths=paths, sizes=sizes, type_bytes=type_bytes
+    )
     split = [c for c in children if c in paths and c in hooks.returned]
     started = sorted(t - start_wall for t in starts)
     return {
@@ -552,6 +595,7 @@ async def _fanout_baseline(
             _pct((hooks.returned[c] - paths[c].recorded for c in split), 0.5)
         ),
         "delete_steps_p50_ms": signal_steps_p50_ms(paths, hooks.deleted),
+        **held_by_running_task(paths),
         "events_per_node": sum(counts.values()) / n,
         "parent_history": counts[parent_id],
         "child_history_max": max(counts[c] for c in children),
@@ -561,7 +605,22 @@ async def _fanout_baseline(
         "cpu_s": cpu_used,
         "temporal_work": work,
         "child_history_bytes_mean": sum(sizes.values()) / max(1, len(sizes)),
+        "child_history_bytes_by_event_type_mean": _per(type_bytes, len(sizes)),
     }
+
+
+async def grown_fanout_baseline(client: Client, n: int, stack: Stack) -> dict[str, Any]:
+    """The listed bare fan-out of `n` victims, run now: on the Temporal database as the
+    scale-in about to run finds it (the cluster's creation already in it)."""
+    queue = f"bench-baseline-{uuid.uuid4()}"
+    hooks = BareHooks(client)
+    more = {
+        "workflows": [BenchFanOutWorkflow, BenchVictimWorkflow],
+        "activities": [hooks.announce, hooks.delete],
+    }
+    with echo_worker(client, queue, **more) as worker:
+        async with worker:
+            return await _fanout_baseline(client, queue, hooks, n, stack, listed=True)
 
 
 async def measure_baselines(client: Client, sizes: list[int], stack: Stack) -> dict[str, Any]:
@@ -765,10 +824,12 @@ async def _history_lengths(
     task_problems: Counter[str] | None = None,
     paths: dict[str, SignalPath] | None = None,
     sizes: dict[str, int] | None = None,
+    type_bytes: Counter[str] | None = None,
 ) -> dict[str, int]:
     """Events in each history; optionally tallies event types, child start times,
     workflow task failures/timeouts (by workflow kind and cause), each signalled
-    workflow's `SignalPath` and each history's size in bytes (its events, serialized)."""
+    workflow's `SignalPath`, each history's size in bytes (its events, serialized)
+    and those bytes by event type."""
     gate = asyncio.Semaphore(HISTORY_FETCH_CONCURRENCY)
 
     async def one(wid: str) -> tuple[str, int]:
@@ -778,6 +839,9 @@ async def _history_lengths(
             types.update(EventType.Name(e.event_type) for e in history.events)
         if sizes is not None:
             sizes[wid] = sum(e.ByteSize() for e in history.events)
+        if type_bytes is not None:
+            for e in history.events:
+                type_bytes[EventType.Name(e.event_type)] += e.ByteSize()
         if task_problems is not None:
             kind = wid.partition(":")[0] + (":shard" if ":shard-" in wid else "")
             for e in history.events:
@@ -1014,6 +1078,9 @@ async def _scale_in_case(
         cluster_id, _, result = await _create_cluster(stack, api, profile_id, n)
         print(f"scale_in: {n}-node cluster created in {result['create_s']:.0f} s", flush=True)
         await _attach_hook_policy(api, cluster_id, receiver)
+        grown = None
+        if os.environ.get("BENCH_SCALE_IN_GROWN") == "1":
+            grown = await grown_fanout_baseline(client, n, stack)
         cluster_wf = f"cluster:{cluster_id}"
         run_before, length_before = await _quiet_history(client, cluster_wf)
         servers = {
@@ -1077,8 +1144,15 @@ async def _scale_in_case(
         started = sorted(t - sent_wall for t in starts if t >= sent_wall)
         paths: dict[str, SignalPath] = {}
         victim_sizes: dict[str, int] = {}
+        victim_bytes: Counter[str] = Counter()
         victim_lengths = await _history_lengths(
-            client, victims, types, task_problems=problems, paths=paths, sizes=victim_sizes
+            client,
+            victims,
+            types,
+            task_problems=problems,
+            paths=paths,
+            sizes=victim_sizes,
+            type_bytes=victim_bytes,
         )
         cluster_full = await _history_lengths(client, [cluster_wf], task_problems=problems)
         all_lengths = {**lengths, **victim_lengths, **cluster_full}
@@ -1145,6 +1219,8 @@ async def _scale_in_case(
         "complete_returned_to_delete_p50_ms": _ms(_pct(latency_returned, 0.5)),
         "complete_returned_to_delete_p99_ms": _ms(_pct(latency_returned, 0.99)),
         "delete_steps_p50_ms": signal_steps_p50_ms(paths, deleted_at),
+        "fanout_listed_grown": grown,
+        **held_by_running_task(paths),
         "node_delete_actions_succeeded": succeeded,
         "parent_action_depended_by": depended_by,
         "cluster_nodes_after": len(cluster_view["nodes"]),
@@ -1157,6 +1233,7 @@ async def _scale_in_case(
         "events_node_delete_mean": sum(victim_lengths.values()) / max(1, len(victim_lengths)),
         "events_node_delete_max": max(victim_lengths.values(), default=0),
         "node_delete_history_bytes_mean": sum(victim_sizes.values()) / max(1, len(victim_sizes)),
+        "node_delete_history_bytes_by_event_type_mean": _per(victim_bytes, len(victim_sizes)),
         "node_delete_workflows": len(victim_lengths),
         "largest_history": all_lengths[largest],
         "largest_history_workflow": largest.replace(cluster_id, "{cluster}").replace(
@@ -1372,6 +1449,21 @@ def _listed_rows(
             f"bare signal → activity p50, {LISTED}",
             headline=True,
         ),
+        *(
+            [
+                _figure(
+                    f"{n}: complete_lifecycle → delete p50, against the listed bare fan-out "
+                    "run on the same database (after the cluster's creation)",
+                    case["complete_to_delete_p50_ms"],
+                    "ms",
+                    grown.get("signal_to_activity_p50_ms"),
+                    "bare signal → activity p50, listed victims, BENCH_SCALE_IN_GROWN=1",
+                    headline=True,
+                )
+            ]
+            if (grown := case.get("fanout_listed_grown"))
+            else []
+        ),
     ]
 
 
@@ -1504,6 +1596,13 @@ def figures(
                 headline=True,
             ),
             *_step_rows(n, case, (fanout_listed or {}).get(size) or bare),
+            _figure(
+                f"{n}: complete_lifecycle signals that landed while the victim's workflow "
+                f"task (its first) still ran ({case.get('signals_held_by_running_task')} of "
+                f"{case.get('completions_202')}): wait for that task to end, p50",
+                case.get("held_by_running_task_p50_ms"),
+                "ms",
+            ),
             *_load_rows(n, case, bare, (fanout_listed or {}).get(size, {})),
             _figure(
                 f"{n}: history events per node",

@@ -246,6 +246,16 @@ def _env(var: Path, temporal_address: str) -> dict[str, str]:
     }
 
 
+def _worker_envs(env: dict[str, str]) -> dict[str, dict[str, str]]:
+    """`BENCH_WORKERS` replicas of the worker on the same task queue (default 1), each
+    with its own health port: `worker`, `worker-2`, …"""
+    count = int(os.environ.get("BENCH_WORKERS", "1"))
+    envs = {"worker": env}
+    for n in range(2, count + 1):
+        envs[f"worker-{n}"] = env | {"WARDEN_HEALTHCHECK_URI": f"tcp://127.0.0.1:{free_port()}"}
+    return envs
+
+
 def _procs(env: dict[str, str], var: Path, simcloud_args: Sequence[str]) -> dict[str, Proc]:
     return {
         "simcloud": Proc(
@@ -263,7 +273,10 @@ def _procs(env: dict[str, str], var: Path, simcloud_args: Sequence[str]) -> dict
             env,
             var / "simcloud.log",
         ),
-        "worker": Proc("worker", [PYTHON, "-m", "worker"], env, var / "worker.log"),
+        **{
+            name: Proc(name, [PYTHON, "-m", "worker"], worker_env, var / f"{name}.log")
+            for name, worker_env in _worker_envs(env).items()
+        },
         "api": Proc(
             "api",
             [
@@ -326,8 +339,11 @@ async def running_stack(
         try:
             procs["simcloud"].start()
             await wait_http(f"{sim}/sim/state", procs["simcloud"])
-            procs["worker"].start()
-            await wait_http(worker_health, procs["worker"])
+            for name, proc in procs.items():
+                if name.startswith("worker"):
+                    proc.start()
+                    health = proc.env["WARDEN_HEALTHCHECK_URI"].replace("tcp://", "http://")
+                    await wait_http(f"{health}/health", proc)
             procs["api"].start()
             await wait_http(f"{api}/health", procs["api"])
             yield Stack(

@@ -10,7 +10,13 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 
 from bench import report
-from bench.scale_in import SIGNAL_STEPS, signal_path, signal_steps_p50_ms, task_split
+from bench.scale_in import (
+    SIGNAL_STEPS,
+    held_by_running_task,
+    signal_path,
+    signal_steps_p50_ms,
+    task_split,
+)
 
 
 def test_the_readme_shows_the_committed_results() -> None:
@@ -116,3 +122,30 @@ def test_a_victim_signal_path_runs_from_its_signal_to_the_delete_it_scheduled() 
     assert list(steps.values()) == pytest.approx([4.0, 6.0, 20.0, 5.0], abs=0.01)
     assert signal_steps_p50_ms({"victim": path}, {})[SIGNAL_STEPS[-1]] is None
     assert signal_path(history[:3]) is None  # never signalled
+    assert path.held() is None  # signalled long after its first task ended
+
+
+def test_a_signal_that_landed_during_the_first_task_is_counted_as_held() -> None:
+    # The app answered while the victim's first task (its message's local activity)
+    # still ran: Temporal wrote the signal after that task, with the time it arrived.
+    kinds = EventType
+    history = _numbered(
+        _event(kinds.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, 1.000),
+        _event(kinds.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, 1.000),
+        _event(kinds.EVENT_TYPE_WORKFLOW_TASK_STARTED, 1.001),  # 3
+        _event(kinds.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, 1.050),  # 4
+        _event(kinds.EVENT_TYPE_MARKER_RECORDED, 1.050),
+        _event(kinds.EVENT_TYPE_TIMER_STARTED, 1.050),
+        _event(kinds.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, 1.020),  # 7
+    )
+    history[3].workflow_task_completed_event_attributes.started_event_id = 3
+    path = signal_path(history)
+    assert path is not None
+    assert path.held() == pytest.approx(0.030)
+    counted = held_by_running_task({"held": path})
+    assert counted["signals_held_by_running_task"] == 1
+    assert counted["held_by_running_task_p50_ms"] == pytest.approx(30.0)
+    assert held_by_running_task({}) == {
+        "signals_held_by_running_task": 0,
+        "held_by_running_task_p50_ms": None,
+    }
