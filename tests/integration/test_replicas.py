@@ -123,7 +123,14 @@ async def scale_in_survives_a_killed_worker(
         tokens = [t["id"] for t in await waiting_tokens(api, parent, n=2)]
         await queued_messages(warden, queue, at_least=2)
         victim_workflow = f"node-delete:{tokens[0]}"
-        killed = holder(replicas, await identities(warden.temporal, victim_workflow))
+
+        async def first_task_done() -> list[tuple[str, str]] | None:
+            # The message goes out from inside the victim's first workflow task (a local
+            # activity), so it can be queued before that task's completion is recorded.
+            found = await identities(warden.temporal, victim_workflow)
+            return found if any(kind == "workflow" for kind, _ in found) else None
+
+        killed = holder(replicas, await eventually(first_task_done, what="first task recorded"))
         [survivor] = [w for w in replicas.workers if w is not killed]
         killed_at = kill(killed)
         for token in tokens:
