@@ -54,6 +54,7 @@ def _stamped(figures: dict[str, Any]) -> dict[str, Any]:
     """A fresh result with when it ended, for latest.md and the README."""
     setup = figures.setdefault("setup", {})
     setup["measured_at"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    setup["machine"] = report.machine()
     setup.setdefault("git", scale_in._git_state())
     return figures
 

@@ -78,17 +78,34 @@ def _measured_on(name: str, figures: dict[str, Any]) -> str:
     return f"`{name}`: commit `{commit}`{dirty}{', ' + at if at else ''}{extra}"
 
 
-def header(results: dict[str, Any]) -> str:
-    """Machine and commits, as Markdown."""
-    box = results.get(MACHINE_KEY, {})
+def _machine_text(box: dict[str, Any]) -> str:
     temporal = (box.get("temporal") or "temporal ?").splitlines()[0]
-    lines = [
-        f"Measured on {box.get('cpu', '?')}, {box.get('cores', '?')} cores, "
+    return (
+        f"{box.get('cpu', '?')}, {box.get('cores', '?')} cores, "
         f"{box.get('memory_gib', '?')} GiB, {box.get('os', '?')}, "
-        f"Python {box.get('python', '?')}, {temporal}, SQLite {box.get('sqlite', '?')}.",
-        "",
-    ]
-    lines += [f"- {_measured_on(n, f)}" for n, f in results.items() if n != MACHINE_KEY]
+        f"Python {box.get('python', '?')}, {temporal}, SQLite {box.get('sqlite', '?')}"
+    )
+
+
+def machine_of(results: dict[str, Any], name: str) -> dict[str, Any]:
+    """The machine a benchmark ran on: its own record (`setup.machine`), else the one
+    the results were last written on (results from before benchmarks kept their own)."""
+    own = results[name].get("setup", {}).get("machine")
+    return dict(own) if own else dict(results.get(MACHINE_KEY, {}))
+
+
+def header(results: dict[str, Any]) -> str:
+    """Machines and commits, as Markdown: one machine line when every benchmark ran on
+    the same machine, else each benchmark's own."""
+    names = [n for n in results if n != MACHINE_KEY]
+    machines = {n: _machine_text(machine_of(results, n)) for n in names}
+    if len(set(machines.values())) <= 1:
+        box = next(iter(machines.values()), _machine_text(results.get(MACHINE_KEY, {})))
+        lines = [f"Measured on {box}.", ""]
+        lines += [f"- {_measured_on(n, results[n])}" for n in names]
+    else:
+        lines = ["Measured on more than one machine (each benchmark names its own):", ""]
+        lines += [f"- {_measured_on(n, results[n])}, on {machines[n]}" for n in names]
     return "\n".join(lines)
 
 
