@@ -378,7 +378,7 @@ class SignalPath:
     prior_task_done: float | None = None
 
     def held(self) -> float | None:
-        """How long the signal waited for the first workflow task to end (s), if it did."""
+        """How long the signal waited for the task that ran when it arrived (s), if it did."""
         if self.prior_task_done is None or self.prior_task_done <= self.recorded:
             return None
         return self.prior_task_done - self.recorded
