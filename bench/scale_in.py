@@ -609,9 +609,10 @@ async def _fanout_baseline(
     }
 
 
-async def grown_fanout_baseline(client: Client, n: int, stack: Stack) -> dict[str, Any]:
-    """The listed bare fan-out of `n` victims, run now: on the Temporal database as the
-    scale-in about to run finds it (the cluster's creation already in it)."""
+@contextlib.asynccontextmanager
+async def _baseline_worker(client: Client) -> AsyncIterator[tuple[str, BareHooks]]:
+    """A running worker here, on its own task queue, for the bare baselines: its queue
+    and the hooks its bare victims announce themselves to."""
     queue = f"bench-baseline-{uuid.uuid4()}"
     hooks = BareHooks(client)
     more = {
@@ -620,24 +621,24 @@ async def grown_fanout_baseline(client: Client, n: int, stack: Stack) -> dict[st
     }
     with echo_worker(client, queue, **more) as worker:
         async with worker:
-            return await _fanout_baseline(client, queue, hooks, n, stack, listed=True)
+            yield queue, hooks
+
+
+async def grown_fanout_baseline(client: Client, n: int, stack: Stack) -> dict[str, Any]:
+    """The listed bare fan-out of `n` victims, run now: on the Temporal database as the
+    scale-in about to run finds it (the cluster's creation already in it)."""
+    async with _baseline_worker(client) as (queue, hooks):
+        return await _fanout_baseline(client, queue, hooks, n, stack, listed=True)
 
 
 async def measure_baselines(client: Client, sizes: list[int], stack: Stack) -> dict[str, Any]:
     """Bare update/signal round trips and a bare fan-out per size, on a worker here."""
-    queue = f"bench-baseline-{uuid.uuid4()}"
-    hooks = BareHooks(client)
-    more = {
-        "workflows": [BenchFanOutWorkflow, BenchVictimWorkflow],
-        "activities": [hooks.announce, hooks.delete],
-    }
-    with echo_worker(client, queue, **more) as worker:
-        async with worker:
-            echo = await _echo_baseline(client, queue)
-            fanout, listed = {}, {}
-            for n in sizes:
-                fanout[str(n)] = await _fanout_baseline(client, queue, hooks, n, stack)
-                listed[str(n)] = await _fanout_baseline(client, queue, hooks, n, stack, listed=True)
+    async with _baseline_worker(client) as (queue, hooks):
+        echo = await _echo_baseline(client, queue)
+        fanout, listed = {}, {}
+        for n in sizes:
+            fanout[str(n)] = await _fanout_baseline(client, queue, hooks, n, stack)
+            listed[str(n)] = await _fanout_baseline(client, queue, hooks, n, stack, listed=True)
     return {"echo": echo, "fanout": fanout, "fanout_listed": listed}
 
 
