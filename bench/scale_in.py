@@ -39,7 +39,9 @@ Environment: `BENCH_SCALE_IN_SIZES=100` (comma-separated sizes), `BENCH_TEMPORAL
 (dev server on in-memory SQLite instead of a file, as the integration tests run it),
 `BENCH_SCALE_IN_GROWN=1` (also run the listed bare fan-out of each size right before its
 scale-in, on the database that already holds the cluster's creation), `BENCH_WORKERS=2`
-(replicas of Warden's worker, `bench.stack`).
+(replicas of Warden's worker, `bench.stack`), `BENCH_TIMELINES=/tmp/tl` (every victim's
+history events beside the app's own times, Warden's and the bare fan-outs', to
+`/tmp/tl-{size}.json`, `/tmp/tl-bare-{size}.json` and `/tmp/tl-listed-{size}.json`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import sqlite3
 import subprocess
@@ -571,9 +574,27 @@ async def _fanout_baseline(
     paths: dict[str, SignalPath] = {}
     sizes: dict[str, int] = {}
     type_bytes: Counter[str] = Counter()
+    timelines = timelines_wanted()
     counts |= await _history_lengths(
-        client, children, types, paths=paths, sizes=sizes, type_bytes=type_bytes
+        client,
+        children,
+        types,
+        paths=paths,
+        sizes=sizes,
+        type_bytes=type_bytes,
+        timelines=timelines,
     )
+    if timelines is not None:
+        rows = {
+            c: {
+                "events": timelines.get(c, []),
+                "sent": hooks.sent.get(c),
+                "returned": hooks.returned.get(c),
+                "deleted": hooks.deleted.get(c),
+            }
+            for c in children
+        }
+        save_timelines(f"{'listed' if listed else 'bare'}-{n}", rows)
     split = [c for c in children if c in paths and c in hooks.returned]
     started = sorted(t - start_wall for t in starts)
     return {
@@ -826,6 +847,7 @@ async def _history_lengths(
     paths: dict[str, SignalPath] | None = None,
     sizes: dict[str, int] | None = None,
     type_bytes: Counter[str] | None = None,
+    timelines: dict[str, list[tuple[str, float]]] | None = None,
 ) -> dict[str, int]:
     """Events in each history; optionally tallies event types, child start times,
     workflow task failures/timeouts (by workflow kind and cause), each signalled
@@ -852,6 +874,11 @@ async def _history_lengths(
                 elif e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
                     timeout = e.workflow_task_timed_out_event_attributes.timeout_type
                     task_problems[f"{kind} timed out: {TimeoutType.Name(timeout)}"] += 1
+        if timelines is not None:
+            timelines[wid] = [
+                (EventType.Name(e.event_type).removeprefix("EVENT_TYPE_"), _event_s(e))
+                for e in history.events
+            ]
         if paths is not None:
             path = signal_path(history.events)
             if path is not None:
@@ -865,6 +892,43 @@ async def _history_lengths(
         return wid, len(history.events)
 
     return dict(await asyncio.gather(*(one(w) for w in workflow_ids)))
+
+
+def timelines_wanted() -> dict[str, list[tuple[str, float]]] | None:
+    """An empty map for `_history_lengths` to fill when `BENCH_TIMELINES` is set."""
+    return {} if os.environ.get("BENCH_TIMELINES") else None
+
+
+def save_timelines(name: str, rows: dict[str, dict[str, Any]]) -> Path:
+    """`BENCH_TIMELINES=prefix`: write each victim's row (its history's events as
+    `[type, server time]` and the app's own times, wall clock) to `prefix-{name}.json`,
+    to follow single victims beyond the p50s (`SignalPath` is their summary)."""
+    path = Path(f"{os.environ['BENCH_TIMELINES']}-{name}.json")
+    path.write_text(json.dumps(rows))
+    return path
+
+
+def victim_timelines(
+    timelines: dict[str, list[tuple[str, float]]],
+    messages: dict[str, tuple[float, dict[str, Any]]],
+    completions: dict[str, Completion],
+    deletes: dict[str, tuple[float, float]],
+) -> dict[str, dict[str, Any]]:
+    """Per lifecycle token: its victim's events, when the app got the message, sent and
+    got back complete_lifecycle (attempts made), and simcloud's DELETE."""
+    rows = {}
+    for token, (received, message) in messages.items():
+        done = completions.get(token)
+        deleted = deletes.get(str(message["resource_id"]))
+        rows[token] = {
+            "events": timelines.get(f"node-delete:{token}", []),
+            "received": received,
+            "sent": done.sent if done else None,
+            "returned": done.returned if done else None,
+            "attempts": done.attempts if done else None,
+            "deleted": deleted[0] if deleted else None,
+        }
+    return rows
 
 
 async def _listed(client: Client, query: str) -> list[str]:
@@ -1146,6 +1210,7 @@ async def _scale_in_case(
         paths: dict[str, SignalPath] = {}
         victim_sizes: dict[str, int] = {}
         victim_bytes: Counter[str] = Counter()
+        timelines = timelines_wanted()
         victim_lengths = await _history_lengths(
             client,
             victims,
@@ -1154,7 +1219,10 @@ async def _scale_in_case(
             paths=paths,
             sizes=victim_sizes,
             type_bytes=victim_bytes,
+            timelines=timelines,
         )
+        if timelines is not None:
+            save_timelines(str(n), victim_timelines(timelines, messages, completions, deletes))
         cluster_full = await _history_lengths(client, [cluster_wf], task_problems=problems)
         all_lengths = {**lengths, **victim_lengths, **cluster_full}
         largest = max(all_lengths, key=lambda w: all_lengths[w])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,14 @@ from temporalio.api.history.v1 import HistoryEvent
 from bench import report
 from bench.scale_in import (
     SIGNAL_STEPS,
+    Completion,
     held_by_running_task,
+    save_timelines,
     signal_path,
     signal_steps_p50_ms,
     task_split,
+    timelines_wanted,
+    victim_timelines,
 )
 
 
@@ -167,3 +172,34 @@ def test_a_signal_that_landed_during_the_first_task_is_counted_as_held() -> None
         "signals_held_by_running_task": 0,
         "held_by_running_task_p50_ms": None,
     }
+
+
+def test_victim_timelines_put_each_tokens_history_beside_the_apps_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events = {"node-delete:t1": [("WORKFLOW_EXECUTION_STARTED", 10.0)]}
+    messages = {
+        "t1": (10.05, {"resource_id": "s1"}),
+        "t2": (10.2, {"resource_id": "s2"}),  # not completed, never deleted
+    }
+    completions = {"t1": Completion(sent=10.06, returned=10.1, status="202", attempts=1)}
+    deletes = {"s1": (10.2, 10.21)}
+    rows = victim_timelines(events, messages, completions, deletes)
+    assert rows["t1"] == {
+        "events": [("WORKFLOW_EXECUTION_STARTED", 10.0)],
+        "received": 10.05,
+        "sent": 10.06,
+        "returned": 10.1,
+        "attempts": 1,
+        "deleted": 10.2,
+    }
+    assert rows["t2"]["events"] == [] and rows["t2"]["sent"] is None
+    assert rows["t2"]["deleted"] is None
+
+    monkeypatch.delenv("BENCH_TIMELINES", raising=False)
+    assert timelines_wanted() is None
+    monkeypatch.setenv("BENCH_TIMELINES", str(tmp_path / "tl"))
+    assert timelines_wanted() == {}
+    path = save_timelines("1000", rows)
+    assert path == tmp_path / "tl-1000.json"
+    assert json.loads(path.read_text())["t1"]["events"] == [["WORKFLOW_EXECUTION_STARTED", 10.0]]

@@ -10,6 +10,7 @@ histories with `WARDEN_RECORD_HISTORIES=1 uv run pytest tests/workflows/test_rep
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import uuid
@@ -22,7 +23,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter
 from temporalio.worker import Replayer
 
-from config.codec import CodecKeys, new_keys_json
+from config.codec import COMPRESSED, CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
 from domain.clusters import AttachedPolicy, ClusterOperationRequest, PolicyAttachRequest
 from domain.lifecycle import LifecycleNote
@@ -60,11 +61,30 @@ CONVERTERS: dict[str, DataConverter] = {
 }
 
 
+def _encodings(node: Any) -> set[bytes]:
+    """The `encoding` of every payload in a history's JSON."""
+    found: set[bytes] = set()
+    if isinstance(node, dict):
+        encoding = node.get("metadata", {}).get("encoding") if "data" in node else None
+        if isinstance(encoding, str):
+            found.add(base64.b64decode(encoding))
+        for value in node.values():
+            found |= _encodings(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= _encodings(value)
+    return found
+
+
 @pytest.mark.skipif(RECORD, reason="recording new histories")
 @pytest.mark.parametrize("converter", CONVERTERS)
 @pytest.mark.parametrize("path", saved(), ids=lambda p: p.stem)
 async def test_saved_history_replays_on_current_code(path: Path, converter: str) -> None:
     data = json.loads(path.read_text())
+    if converter == "plain" and COMPRESSED in _encodings(data["history"]):
+        # Written by a worker that compresses large payloads (Warden's default codec):
+        # only a converter with that codec can read them back, as in production.
+        pytest.skip("compressed payloads need Warden's codec")
     history = WorkflowHistory.from_json(data["workflow_id"], data["history"])
     replayer = Replayer(workflows=list(WORKFLOWS), data_converter=CONVERTERS[converter])
     await replayer.replay_workflow(history)

@@ -15,6 +15,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
+from domain.actions import ActionName
 from domain.clusters import (
     AttachedPolicy,
     ClusterOperationRequest,
@@ -23,12 +24,13 @@ from domain.clusters import (
     MarkNodeRequest,
     PolicyAttachRequest,
 )
-from domain.lifecycle import HookDelivery, LifecycleNote
+from domain.lifecycle import DeletionSettings, HookDelivery, LifecycleNote
 from store.actions import ActionRecord
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
+from workflows.scale_in import ScaleInInput, ScaleInWorkflow
 
 HOUR = 3600
 
@@ -378,3 +380,66 @@ async def test_rejected_first_attempt_is_not_retried_and_the_wait_goes_on(harnes
     assert done.status == "SUCCEEDED"
     reasons = [e.status_reason for e in harness.rows(EventRecord, action_id=token.id)]
     assert any("delivery failed: hook target answered 410" in r for r in reasons), reasons
+
+
+async def test_shards_start_one_after_another_and_remove_every_victim(harness: Harness) -> None:
+    # Five victims in shards of two: three shards. Each starts its victims' deletions
+    # only once the one before has started all of its own (issue 19: started together,
+    # their child starts queue in front of every victim's signal on the server's store).
+    handle, cluster_id = await harness.create(desired=5)
+    state = await handle.query("describe", result_type=ClusterState)
+    action_id = str(uuid.uuid4())
+    top = await harness.env.client.start_workflow(
+        ScaleInWorkflow.run,
+        ScaleInInput(
+            project_id="p1",
+            cluster_id=cluster_id,
+            cluster_name="web",
+            action_id=action_id,
+            action_name=ActionName.CLUSTER_SCALE_IN,
+            victims=state.nodes,
+            deletion=DeletionSettings(),
+            complete_url=f"http://warden.test/v1/clusters/{cluster_id}/actions",
+            shard_size=2,
+        ),
+        id=f"cluster-op:{cluster_id}:{action_id}",
+        task_queue=harness.task_queue,
+    )
+    harness.started.append(top.id)
+    result = await top.result()
+    assert sorted(result.removed) == sorted(n.node_id for n in state.nodes)
+    assert result.error == "" and result.nodes == []
+    assert len(harness.cloud.deleted) == 5
+
+    steps = []
+    async for event in top.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+            child = event.start_child_workflow_execution_initiated_event_attributes.workflow_id
+            steps.append(f"start {child.rpartition(':')[2]}")
+        elif event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+            signal = event.workflow_execution_signaled_event_attributes.signal_name
+            steps.append(signal)
+    assert steps == [
+        "start shard-0",
+        "shard_started",
+        "start shard-1",
+        "shard_started",
+        "start shard-2",
+        "shard_started",
+    ]
+    for i, victims in enumerate((2, 2, 1)):
+        shard = harness.env.client.get_workflow_handle(f"{top.id}:shard-{i}")
+        kinds = [
+            EventType.Name(e.event_type)
+            async for e in shard.fetch_history_events()
+            if e.event_type
+            in (
+                EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED,
+                EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED,
+            )
+        ]
+        # Every victim started before the shard tells its parent.
+        assert kinds == [
+            *["EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED"] * victims,
+            "EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED",
+        ], kinds
