@@ -6,6 +6,7 @@ their own: on the shared one, work left by earlier tests can hold the clock.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError
 
 from domain.actions import ActionName
 from domain.clusters import (
@@ -371,9 +373,17 @@ async def test_rejected_first_attempt_is_not_retried_and_the_wait_goes_on(harnes
     handle, _ = await hooked_cluster(harness)
     parent = await scale_in(harness, handle)
     [token] = await waiting_tokens(harness, parent, messages=0)
-    assert "ACTIVITY_TASK_SCHEDULED deliver_lifecycle_message" not in await victim_steps(
-        harness, token.id
-    )
+
+    async def first_task_ended() -> list[str] | None:
+        # The token's row says WAITING just before the victim's workflow starts, and no
+        # message proves it started: read its history once its first task has ended.
+        with contextlib.suppress(RPCError):
+            steps = await victim_steps(harness, token.id)
+            return steps if "WORKFLOW_TASK_COMPLETED" in steps else None
+        return None
+
+    steps = await eventually(first_task_ended, what="the victim's first task ended")
+    assert "ACTIVITY_TASK_SCHEDULED deliver_lifecycle_message" not in steps
     node_delete = harness.env.client.get_workflow_handle(f"node-delete:{token.id}")
     await node_delete.signal("complete_lifecycle", LifecycleNote(source="operator"))
     done = await harness.action_ends(token.id)
