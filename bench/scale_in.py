@@ -41,7 +41,8 @@ Environment: `BENCH_SCALE_IN_SIZES=100` (comma-separated sizes), `BENCH_TEMPORAL
 scale-in, on the database that already holds the cluster's creation), `BENCH_WORKERS=2`
 (replicas of Warden's worker, `bench.stack`), `BENCH_TIMELINES=/tmp/tl` (every victim's
 history events beside the app's own times, Warden's and the bare fan-outs', to
-`/tmp/tl-{size}.json`, `/tmp/tl-bare-{size}.json` and `/tmp/tl-listed-{size}.json`).
+`/tmp/tl-{size}.json`, `/tmp/tl-bare-{size}.json` and `/tmp/tl-listed-{size}.json`; the
+scale-in's own workflow and its shards to `/tmp/tl-ops-{size}.json`).
 """
 
 from __future__ import annotations
@@ -1205,7 +1206,12 @@ async def _scale_in_case(
         types: Counter[str] = Counter()
         starts: list[float] = []
         problems: Counter[str] = Counter()
-        lengths = await _history_lengths(client, sorted({op, *ops}), types, starts, problems)
+        op_lines = timelines_wanted()
+        lengths = await _history_lengths(
+            client, sorted({op, *ops}), types, starts, problems, timelines=op_lines
+        )
+        if op_lines is not None:
+            save_timelines(f"ops-{n}", {w: {"events": e} for w, e in op_lines.items()})
         started = sorted(t - sent_wall for t in starts if t >= sent_wall)
         paths: dict[str, SignalPath] = {}
         victim_sizes: dict[str, int] = {}
