@@ -161,9 +161,7 @@ class ScaleInWorkflow:
         self, inp: ScaleInInput, i: int, shards: list[list[NodeState]], *, staggered: bool
     ) -> dict[str, Any]:
         """The arguments that start shard `i` of `shards` as a child of this run."""
-        update: dict[str, Any] = {"victims": shards[i], "shard": i}
-        if staggered:
-            update["report_started"] = True
+        update = {"victims": shards[i], "shard": i, "report_started": staggered}
         return {
             "arg": inp.model_copy(update=update),
             "id": f"{workflow.info().workflow_id}:shard-{i}",
