@@ -7,12 +7,14 @@ their own: on the shared one, work left by earlier tests can hold the clock.
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
@@ -32,7 +34,7 @@ from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
-from workflows.scale_in import ScaleInInput, ScaleInWorkflow
+from workflows.scale_in import VICTIM_START_WAVES, ScaleInInput, ScaleInWorkflow
 
 HOUR = 3600
 
@@ -453,3 +455,90 @@ async def test_shards_start_one_after_another_and_remove_every_victim(harness: H
             *["EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED"] * victims,
             "EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED",
         ], kinds
+
+
+async def test_victims_start_in_waves_each_once_the_one_before_has_started(
+    harness: Harness,
+) -> None:
+    # Five victims in waves of two: the server takes the parent's lock for every child
+    # it starts, so hundreds of starts at once time out on it and retry (issue 19).
+    handle, cluster_id = await harness.create(desired=5)
+    state = await handle.query("describe", result_type=ClusterState)
+    action_id = str(uuid.uuid4())
+    top = await harness.env.client.start_workflow(
+        ScaleInWorkflow.run,
+        ScaleInInput(
+            project_id="p1",
+            cluster_id=cluster_id,
+            cluster_name="web",
+            action_id=action_id,
+            action_name=ActionName.CLUSTER_SCALE_IN,
+            victims=state.nodes,
+            deletion=DeletionSettings(),
+            complete_url=f"http://warden.test/v1/clusters/{cluster_id}/actions",
+            start_wave=2,
+        ),
+        id=f"cluster-op:{cluster_id}:{action_id}",
+        task_queue=harness.task_queue,
+    )
+    harness.started.append(top.id)
+    result = await top.result()
+    assert sorted(result.removed) == sorted(n.node_id for n in state.nodes)
+    assert result.error == "" and result.nodes == []
+    assert len(harness.cloud.deleted) == 5
+
+    steps = []
+    async for event in top.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+            steps.append("initiated")
+        elif event.event_type == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
+            steps.append("started")
+        elif event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED:
+            steps.append(_patch_of(event))
+    # Only the starts matter here: victims may end (and their ends be recorded) early.
+    starts = [s for s in steps if s in ("initiated", "started")][:10]
+    assert starts == ["initiated"] * 2 + ["started"] * 2 + ["initiated"] * 2 + ["started"] * 2 + [
+        "initiated",
+        "started",
+    ], steps
+    assert steps.count(VICTIM_START_WAVES) == 1  # asked once: there is more than one wave
+
+
+async def test_a_single_wave_of_victims_carries_no_patch_marker(harness: Harness) -> None:
+    handle, cluster_id = await harness.create(desired=2)
+    state = await handle.query("describe", result_type=ClusterState)
+    action_id = str(uuid.uuid4())
+    top = await harness.env.client.start_workflow(
+        ScaleInWorkflow.run,
+        ScaleInInput(
+            project_id="p1",
+            cluster_id=cluster_id,
+            cluster_name="web",
+            action_id=action_id,
+            action_name=ActionName.CLUSTER_SCALE_IN,
+            victims=state.nodes,
+            deletion=DeletionSettings(),
+            complete_url=f"http://warden.test/v1/clusters/{cluster_id}/actions",
+            start_wave=2,
+        ),
+        id=f"cluster-op:{cluster_id}:{action_id}",
+        task_queue=harness.task_queue,
+    )
+    harness.started.append(top.id)
+    result = await top.result()
+    assert len(result.removed) == 2
+    patches = [
+        _patch_of(e)
+        async for e in top.fetch_history_events()
+        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+    ]
+    assert VICTIM_START_WAVES not in patches, patches
+
+
+def _patch_of(event: HistoryEvent) -> str:
+    """The patch id a marker records ("" for other markers, e.g. local activities)."""
+    attrs = event.marker_recorded_event_attributes
+    if attrs.marker_name != "core_patch":
+        return ""
+    data = [json.loads(p.data) for ps in attrs.details.values() for p in ps.payloads]
+    return ",".join(str(d["id"]) for d in data if isinstance(d, dict) and "id" in d)
