@@ -76,7 +76,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
-from bench.stack import Stack, running_stack
+from bench.stack import BUSY_RETRIES, Stack, running_stack
 from simcloud.server import serve_in_thread
 from workflows.search_attributes import set_status, warden_attributes
 
@@ -1517,6 +1517,14 @@ def _listed_rows(
             headline=True,
         ),
         _figure(
+            f"{n}: Temporal's tasks retried on a busy workflow's lock, against the listed "
+            "bare fan-out",
+            busy_retries(case.get("temporal_work") or {}),
+            "tasks",
+            busy_retries(listed.get("temporal_work") or {}),
+            f"bare fan-out, {LISTED}",
+        ),
+        _figure(
             f"{n}: complete_lifecycle → delete p50, against the listed bare fan-out",
             case["complete_to_delete_p50_ms"],
             "ms",
@@ -1540,6 +1548,14 @@ def _listed_rows(
             else []
         ),
     ]
+
+
+def busy_retries(work: dict[str, float]) -> float | None:
+    """The server's tasks that gave up on a workflow's lock and were retried
+    (`Stack.temporal_work`); None from a run that did not count them."""
+    retries = [v for k, v in work.items() if k.startswith(BUSY_RETRIES)]
+    calls = any(k.endswith(" calls") for k in work)
+    return sum(retries) if retries or calls else None
 
 
 def _store_seconds(work: dict[str, float]) -> float | None:

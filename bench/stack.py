@@ -165,6 +165,10 @@ async def wait_http(url: str, proc: Proc, within_s: float = 60) -> None:
     raise RuntimeError(f"{proc.name} not ready at {url}:\n{proc.tail()}")
 
 
+#: `Stack.temporal_work` keys of the server's lock retries start with this.
+BUSY_RETRIES = "busy-workflow retries"
+
+
 @dataclass
 class Stack:
     """Handles on a running Warden."""
@@ -198,13 +202,21 @@ class Stack:
     def temporal_work(self) -> dict[str, float]:
         """The Temporal server's persistence work so far, from its Prometheus metrics:
         `"<operation> calls"` and `"<operation> s"` for every store operation (visibility
-        ones prefixed `visibility `). Subtract two of these to see what a phase cost."""
+        ones prefixed `visibility `), and `"busy-workflow retries <task type>"`: the
+        server's own tasks that gave up waiting for a workflow's lock and were retried
+        later. Subtract two of these to see what a phase cost."""
         if not self.temporal_metrics_url:
             return {}
         text = httpx.get(self.temporal_metrics_url, timeout=10).text
         prefix = {"persistence_latency": "", "visibility_persistence_latency": "visibility "}
         work: dict[str, float] = {}
         for family in text_string_to_metric_families(text):
+            if family.name == "task_errors_throttled":
+                for sample in family.samples:
+                    if sample.labels.get("resource_exhausted_cause") == "BusyWorkflow":
+                        key = f"{BUSY_RETRIES} {sample.labels.get('task_type', '?')}"
+                        work[key] = work.get(key, 0.0) + sample.value
+                continue
             if family.name not in prefix:
                 continue
             for sample in family.samples:

@@ -14,6 +14,7 @@ from bench import report
 from bench.scale_in import (
     SIGNAL_STEPS,
     Completion,
+    busy_retries,
     held_by_running_task,
     save_timelines,
     signal_path,
@@ -203,3 +204,17 @@ def test_victim_timelines_put_each_tokens_history_beside_the_apps_times(
     path = save_timelines("1000", rows)
     assert path == tmp_path / "tl-1000.json"
     assert json.loads(path.read_text())["t1"]["events"] == [["WORKFLOW_EXECUTION_STARTED", 10.0]]
+
+
+def test_busy_workflow_retries_are_summed_over_task_types_and_absent_from_old_runs() -> None:
+    work = {
+        "UpdateWorkflowExecution calls": 10.0,
+        "UpdateWorkflowExecution s": 0.5,
+        "busy-workflow retries TransferActiveTaskStartChildExecution": 7.0,
+        "busy-workflow retries TransferActiveTaskWorkflowTask": 2.0,
+    }
+    assert busy_retries(work) == 9.0
+    # A run that counted store calls but saw no retry: zero, not unknown.
+    assert busy_retries({"UpdateWorkflowExecution calls": 10.0}) == 0
+    # A run without the server's metrics at all: unknown.
+    assert busy_retries({}) is None
