@@ -78,6 +78,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from bench.stack import BUSY_RETRIES, Stack, running_stack
 from simcloud.server import serve_in_thread
+from workflows.scale_in import START_WAVE
 from workflows.search_attributes import set_status, warden_attributes
 
 SIZES = (100, 1000)
@@ -222,24 +223,28 @@ class BenchVictimWorkflow:
 
 @workflow.defn(name="BenchFanOutWorkflow")
 class BenchFanOutWorkflow:
-    """A bare scale-in: start every victim child at once and wait for all of them."""
+    """A bare scale-in: start every victim child (at once, or in waves of `wave` as
+    Warden's `START_WAVE`, each once the one before has started) and wait for all."""
 
     @workflow.run
     async def run(self, args: list[int]) -> int:
         count, timeout_s, *rest = args
         listed = bool(rest and rest[0])
+        wave = (rest[1] if len(rest) > 1 else 0) or count
         prefix = workflow.info().workflow_id.replace("bench-fanout:", "bench-victim:")
-        handles = await asyncio.gather(
-            *(
-                workflow.start_child_workflow(
-                    BenchVictimWorkflow.run,
-                    args=[timeout_s, True] if listed else [timeout_s],
-                    id=f"{prefix}:{i}",
-                    **(_listing(prefix, i) if listed else {}),
+        handles: list[workflow.ChildWorkflowHandle[Any, bool]] = []
+        for first in range(0, count, wave):
+            handles += await asyncio.gather(
+                *(
+                    workflow.start_child_workflow(
+                        BenchVictimWorkflow.run,
+                        args=[timeout_s, True] if listed else [timeout_s],
+                        id=f"{prefix}:{i}",
+                        **(_listing(prefix, i) if listed else {}),
+                    )
+                    for i in range(first, min(count, first + wave))
                 )
-                for i in range(count)
             )
-        )
         done = await asyncio.gather(*handles)
         return sum(done)
 
@@ -553,14 +558,18 @@ async def _echo_baseline(
 async def _fanout_baseline(
     client: Client, queue: str, hooks: BareHooks, n: int, stack: Stack, *, listed: bool = False
 ) -> dict[str, Any]:
-    """A bare fan-out of `n` victims; `listed`: each with what Warden's victims carry for
+    """A bare fan-out of `n` victims, all started at once; `listed`: started as Warden
+    starts them, in waves of `START_WAVE`, each with what Warden's victims carry for
     listings (search attributes, summary and details, a final status upsert)."""
     run = uuid.uuid4().hex[:8]
     parent_id = f"bench-fanout:{run}"
     cpu_before, work_before = stack.cpu(), stack.temporal_work()
     start, start_wall = time.perf_counter(), time.time()
     handle = await client.start_workflow(
-        BenchFanOutWorkflow.run, [n, HOOK_TIMEOUT_S, int(listed)], id=parent_id, task_queue=queue
+        BenchFanOutWorkflow.run,
+        [n, HOOK_TIMEOUT_S, int(listed), START_WAVE if listed else 0],
+        id=parent_id,
+        task_queue=queue,
     )
     completed = await handle.result()
     e2e = time.perf_counter() - start
@@ -1471,7 +1480,10 @@ def _load_rows(
 
 
 #: What the `listed` bare fan-out's victims carry, as Warden's do.
-LISTED = "victims with Warden's 4 search attributes, summary, details and status upsert"
+LISTED = (
+    f"victims started in waves of {START_WAVE} as Warden's, with its 4 search attributes, summary, "
+    "details and status upsert"
+)
 
 
 def _listed_rows(
