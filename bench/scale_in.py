@@ -1513,6 +1513,14 @@ def _listed_rows(
             headline=True,
         ),
         _figure(
+            f"{n}: scale-in end to end, against the listed bare fan-out",
+            case.get("e2e_s"),
+            "s",
+            listed.get("e2e_s"),
+            f"bare fan-out, {LISTED}",
+            headline=True,
+        ),
+        _figure(
             f"{n}: Temporal server CPU, against the listed bare fan-out",
             (case.get("scale_in_cpu_s") or {}).get("temporal"),
             "s",
@@ -1641,7 +1649,7 @@ def figures(
                 case["e2e_s"],
                 "s",
                 bare.get("e2e_s"),
-                "bare fan-out, same shape",
+                "bare fan-out, every child started at once",
             ),
             _figure(
                 f"{n}: scale-in per node",
@@ -1655,7 +1663,7 @@ def figures(
                 delete_p50,
                 "ms",
                 floor_p50,
-                "bare signal → activity p50",
+                "bare signal → activity p50, every child started at once",
                 f"≤ {GOAL_DELETE_RATIO}x bare",
                 None if floor_p50 is None else delete_p50 <= GOAL_DELETE_RATIO * floor_p50,
             ),
