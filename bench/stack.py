@@ -28,6 +28,7 @@ import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -338,6 +339,8 @@ async def running_stack(
         dev_server_log_level="error",
         # Search attributes cached, as `make run` runs the server (cli/dev.py).
         dev_server_extra_args=["--metrics-port", str(metrics_port), *CACHED_SEARCH_ATTRIBUTES],
+        # The SDK waits 5 s by default; a cold first start can take longer here.
+        dev_server_startup_timeout=timedelta(seconds=60),
     )
     try:
         environment = _env(var, dev_server.client.service_client.config.target_host)

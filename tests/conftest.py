@@ -12,7 +12,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from config.temporal_client import warden_data_converter
 from tests.support.postgres import PostgresServer, check_can_run, find_pg_ctl, running_postgres
-from tests.support.temporal import binary, register_search_attributes
+from tests.support.temporal import SERVER_STARTUP, binary, register_search_attributes
 
 #: The databases Warden supports; tests using `new_database` run once on each.
 DATABASES = ["sqlite", "postgresql"]
@@ -24,6 +24,7 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=binary("temporal-test-server"),
         data_converter=warden_data_converter(None),
+        test_server_startup_timeout=SERVER_STARTUP,
     )
     await register_search_attributes(env.client)
     yield env

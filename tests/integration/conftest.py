@@ -26,7 +26,7 @@ from tests.conftest import DATABASES
 from tests.support.postgres import PostgresServer
 from tests.support.processes import PYTHON, Proc, free_port, wait_http
 from tests.support.replicas import Replicas, replica_env, running_replicas
-from tests.support.temporal import binary
+from tests.support.temporal import SERVER_STARTUP, binary
 from workflows.search_attributes import (
     WARDEN_KIND,
     WARDEN_PROJECT,
@@ -82,6 +82,7 @@ async def dev_server(codec_keys_file: Path) -> AsyncIterator[WorkflowEnvironment
         search_attributes=[WARDEN_PROJECT, WARDEN_KIND, WARDEN_TARGET, WARDEN_STATUS],
         dev_server_log_level="error",
         dev_server_extra_args=list(CACHED_SEARCH_ATTRIBUTES),  # as `make run` runs it
+        dev_server_startup_timeout=SERVER_STARTUP,
     )
     yield env
     await env.shutdown()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 from temporalio.api.enums.v1 import IndexedValueType
@@ -11,6 +12,12 @@ from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.client import Client
 
 from workflows.search_attributes import SEARCH_ATTRIBUTE_NAMES
+
+#: How long a Temporal server the tests start may take to answer. The SDK's default is
+#: 5 s; in a fresh clone, the dev server's first start after `uv sync` once took longer
+#: on this 2-core machine and all 68 integration tests erred at setup ("did not start
+#: within 5s"). A server that never starts still fails, after this long.
+SERVER_STARTUP = timedelta(seconds=60)
 
 
 def binary(name: str) -> str:

@@ -41,7 +41,7 @@ from config.temporal_client import warden_data_converter
 from simcloud.app import create_app as create_simcloud
 from simcloud.config import SimConfig
 from store.db import make_engine, migrate
-from tests.support.temporal import binary, register_search_attributes
+from tests.support.temporal import SERVER_STARTUP, binary, register_search_attributes
 from worker.registry import WORKFLOWS, build_activities
 from worker.runner import workflow_runner_for
 
@@ -89,6 +89,7 @@ async def in_process_warden(tmp_path: Path) -> AsyncIterator[InProcessWarden]:
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=binary("temporal-test-server"),
         data_converter=warden_data_converter(None),
+        test_server_startup_timeout=SERVER_STARTUP,
     )
     try:
         await register_search_attributes(env.client)

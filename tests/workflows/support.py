@@ -40,7 +40,7 @@ from store.actions import ActionRecord
 from store.changes import apply_changes
 from store.db import make_engine, migrate, session_scope
 from tests.support.eventually import eventually
-from tests.support.temporal import binary, register_search_attributes
+from tests.support.temporal import SERVER_STARTUP, binary, register_search_attributes
 from worker.registry import WORKFLOWS
 from worker.runner import workflow_runner_for
 from workflows.clusters import ClusterInput
@@ -348,6 +348,7 @@ async def own_harness(tmp_path: Path) -> AsyncIterator[Harness]:
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=binary("temporal-test-server"),
         data_converter=warden_data_converter(None),
+        test_server_startup_timeout=SERVER_STARTUP,
     )
     await register_search_attributes(env.client)
     try:
