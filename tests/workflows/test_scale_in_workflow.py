@@ -34,6 +34,7 @@ from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
+from workflows.cluster_ops import NodesOperationResult
 from workflows.scale_in import VICTIM_START_WAVES, ScaleInInput, ScaleInWorkflow
 
 HOUR = 3600
@@ -398,27 +399,7 @@ async def test_shards_start_one_after_another_and_remove_every_victim(harness: H
     # Five victims in shards of two: three shards. Each starts its victims' deletions
     # only once the one before has started all of its own (issue 19: started together,
     # their child starts queue in front of every victim's signal on the server's store).
-    handle, cluster_id = await harness.create(desired=5)
-    state = await handle.query("describe", result_type=ClusterState)
-    action_id = str(uuid.uuid4())
-    top = await harness.env.client.start_workflow(
-        ScaleInWorkflow.run,
-        ScaleInInput(
-            project_id="p1",
-            cluster_id=cluster_id,
-            cluster_name="web",
-            action_id=action_id,
-            action_name=ActionName.CLUSTER_SCALE_IN,
-            victims=state.nodes,
-            deletion=DeletionSettings(),
-            complete_url=f"http://warden.test/v1/clusters/{cluster_id}/actions",
-            shard_size=2,
-        ),
-        id=f"cluster-op:{cluster_id}:{action_id}",
-        task_queue=harness.task_queue,
-    )
-    harness.started.append(top.id)
-    result = await top.result()
+    top, state, result = await remove_every_node(harness, 5, shard_size=2)
     assert sorted(result.removed) == sorted(n.node_id for n in state.nodes)
     assert result.error == "" and result.nodes == []
     assert len(harness.cloud.deleted) == 5
@@ -462,27 +443,7 @@ async def test_victims_start_in_waves_each_once_the_one_before_has_started(
 ) -> None:
     # Five victims in waves of two: the server takes the parent's lock for every child
     # it starts, so hundreds of starts at once time out on it and retry (issue 19).
-    handle, cluster_id = await harness.create(desired=5)
-    state = await handle.query("describe", result_type=ClusterState)
-    action_id = str(uuid.uuid4())
-    top = await harness.env.client.start_workflow(
-        ScaleInWorkflow.run,
-        ScaleInInput(
-            project_id="p1",
-            cluster_id=cluster_id,
-            cluster_name="web",
-            action_id=action_id,
-            action_name=ActionName.CLUSTER_SCALE_IN,
-            victims=state.nodes,
-            deletion=DeletionSettings(),
-            complete_url=f"http://warden.test/v1/clusters/{cluster_id}/actions",
-            start_wave=2,
-        ),
-        id=f"cluster-op:{cluster_id}:{action_id}",
-        task_queue=harness.task_queue,
-    )
-    harness.started.append(top.id)
-    result = await top.result()
+    top, state, result = await remove_every_node(harness, 5, start_wave=2)
     assert sorted(result.removed) == sorted(n.node_id for n in state.nodes)
     assert result.error == "" and result.nodes == []
     assert len(harness.cloud.deleted) == 5
@@ -505,7 +466,22 @@ async def test_victims_start_in_waves_each_once_the_one_before_has_started(
 
 
 async def test_a_single_wave_of_victims_carries_no_patch_marker(harness: Harness) -> None:
-    handle, cluster_id = await harness.create(desired=2)
+    top, _, result = await remove_every_node(harness, 2, start_wave=2)
+    assert len(result.removed) == 2
+    patches = [
+        _patch_of(e)
+        async for e in top.fetch_history_events()
+        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+    ]
+    assert VICTIM_START_WAVES not in patches, patches
+
+
+async def remove_every_node(
+    harness: Harness, size: int, **settings: int
+) -> tuple[WorkflowHandle[Any, Any], ClusterState, NodesOperationResult]:
+    """A `size`-node cluster, all of it removed by a ScaleInWorkflow started directly with
+    `settings` (`shard_size`, `start_wave`); the run, the cluster before and the result."""
+    handle, cluster_id = await harness.create(desired=size)
     state = await handle.query("describe", result_type=ClusterState)
     action_id = str(uuid.uuid4())
     top = await harness.env.client.start_workflow(
@@ -519,20 +495,13 @@ async def test_a_single_wave_of_victims_carries_no_patch_marker(harness: Harness
             victims=state.nodes,
             deletion=DeletionSettings(),
             complete_url=f"http://warden.test/v1/clusters/{cluster_id}/actions",
-            start_wave=2,
+            **settings,
         ),
         id=f"cluster-op:{cluster_id}:{action_id}",
         task_queue=harness.task_queue,
     )
     harness.started.append(top.id)
-    result = await top.result()
-    assert len(result.removed) == 2
-    patches = [
-        _patch_of(e)
-        async for e in top.fetch_history_events()
-        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
-    ]
-    assert VICTIM_START_WAVES not in patches, patches
+    return top, state, await top.result()
 
 
 def _patch_of(event: HistoryEvent) -> str:
