@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from typing import Any
 
@@ -9,7 +10,7 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 from domain.actions import ActionChange, ActionStatus
 from store.columns import json_column, utc_column
-from store.db import insert_of
+from store.db import insert_for
 
 
 class ActionRecord(SQLModel, table=True):
@@ -92,10 +93,17 @@ def _inserted(session: Session, change: ActionChange) -> bool:
         "started_at": change.at if change.status == ActionStatus.RUNNING else None,
         "ended_at": change.at if final else None,
     }
+    statement = _insert_statement(session.connection().dialect.name)
+    return session.execute(statement, row).first() is not None
+
+
+@functools.cache
+def _insert_statement(dialect: str) -> Any:
+    """`_inserted`'s INSERT, built once per dialect (building cost more than running)."""
     table: Any = ActionRecord.__table__  # type: ignore[attr-defined]
-    statement = insert_of(session)(table).values(row).on_conflict_do_nothing(index_elements=["id"])
+    statement = insert_for(dialect)(table).on_conflict_do_nothing(index_elements=["id"])
     # RETURNING, not rowcount: psycopg reports -1 for an INSERT that did nothing.
-    return session.execute(statement.returning(table.c.id)).first() is not None
+    return statement.returning(table.c.id)
 
 
 def get_action(session: Session, project_id: str, action_id: str) -> ActionRecord | None:

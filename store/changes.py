@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import Table
 from sqlmodel import Session, SQLModel, delete
 
 from domain.projection import (
@@ -15,7 +17,7 @@ from domain.projection import (
 )
 from store.actions import apply_action_change
 from store.clusters import ClusterRecord, NodeRecord
-from store.db import insert_of, lock_for_write
+from store.db import insert_for, lock_for_write
 from store.events import EventRecord, event_row
 from store.stacks import StackRecord, StackResourceRecord
 
@@ -75,12 +77,7 @@ def _newer_wins(session: Session, model: type[SQLModel], rows: Sequence[dict[str
         seen = latest.get(tuple(row[k] for k in key))
         if seen is None or seen["updated_at"] <= row["updated_at"]:
             latest[tuple(row[k] for k in key)] = row
-    statement = insert_of(session)(table)
-    statement = statement.on_conflict_do_update(
-        index_elements=key,
-        set_={name: statement.excluded[name] for name in rows[0] if name not in key},
-        where=table.c.updated_at <= statement.excluded.updated_at,
-    )
+    statement = _newer_wins_statement(_dialect(session), table, tuple(rows[0]))
     session.execute(statement, list(latest.values()))
 
 
@@ -89,8 +86,34 @@ def _insert_new(session: Session, model: type[SQLModel], rows: Sequence[dict[str
     if not rows:
         return
     table: Any = model.__table__  # type: ignore[attr-defined]
-    statement = insert_of(session)(table).on_conflict_do_nothing(index_elements=["id"])
-    session.execute(statement, list(rows))
+    session.execute(_insert_new_statement(_dialect(session), table), list(rows))
+
+
+# The statements are built once per dialect, table and column set, then reused: a
+# statement is immutable, and building an upsert (its `excluded` alias, one proxy per
+# column) cost more CPU than executing it, about half of a one-resource write.
+
+
+def _dialect(session: Session) -> str:
+    return session.connection().dialect.name
+
+
+@functools.cache
+def _newer_wins_statement(dialect: str, table: Table, columns: tuple[str, ...]) -> Any:
+    """`_newer_wins`' upsert of `columns` into `table`."""
+    key = [column.name for column in table.primary_key.columns]
+    statement = insert_for(dialect)(table)
+    return statement.on_conflict_do_update(
+        index_elements=key,
+        set_={name: statement.excluded[name] for name in columns if name not in key},
+        where=table.c.updated_at <= statement.excluded.updated_at,
+    )
+
+
+@functools.cache
+def _insert_new_statement(dialect: str, table: Table) -> Any:
+    """`_insert_new`'s insert into `table` that skips known ids."""
+    return insert_for(dialect)(table).on_conflict_do_nothing(index_elements=["id"])
 
 
 def _node_row(snapshot: NodeSnapshot) -> dict[str, Any]:

@@ -29,9 +29,9 @@ _PG_MIGRATION_LOCK = 0x57A4DE
 _INSERTS: dict[str, Any] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
 
-def insert_of(session: Session) -> Any:
-    """The session's dialect's INSERT construct (with `on_conflict_do_*`)."""
-    return _INSERTS[session.connection().dialect.name]
+def insert_for(dialect: str) -> Any:
+    """The INSERT construct (with `on_conflict_do_*`) of the dialect named `dialect`."""
+    return _INSERTS[dialect]
 
 
 def make_engine(url: str) -> Engine:
