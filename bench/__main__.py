@@ -7,6 +7,7 @@
     uv run python -m bench stacks         # stack create and round trips (issue 4)
     uv run python -m bench server_creates # 2,000 creates on a 30 % 5xx cloud (issue 18)
     uv run python -m bench rolling        # a 100-node cluster update in batches of 10 (issue 17)
+    uv run python -m bench store          # the projection's writes, in process (issue 19)
 
 Benchmarks run against real processes; none of this is part of `make test`. Running
 a subset keeps the other benchmarks' last results in latest.json / latest.md.
@@ -22,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cloud, health, report, rolling, scale_in, server_creates, stacks
+from bench import cloud, health, report, rolling, scale_in, server_creates, stacks, store
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -34,6 +35,7 @@ BENCHMARKS: dict[str, tuple[Callable[[], Awaitable[dict[str, Any]]], Callable[..
     "stacks": (stacks.run, stacks.table),
     "server_creates": (server_creates.run, server_creates.table),
     "rolling": (rolling.run, rolling.table),
+    "store": (store.run, store.table),
 }
 
 
