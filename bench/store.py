@@ -7,8 +7,8 @@ for the change sets those paths write, against two same-run baselines:
 
 - the floor of any write: one row committed with the standard library's `sqlite3`, on
   the same kind of file with the same pragmas (no ORM, no statement to build);
-- the same write with its statements built again for every call, as before they were
-  built once and reused (`store/changes.py`, `store/actions.py`).
+- the same write with its statements built again for every call, as every write did
+  before they were built once and reused (`store/changes.py`, `store/actions.py`).
 """
 
 from __future__ import annotations
