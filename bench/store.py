@@ -118,16 +118,16 @@ def batch_write(i: int) -> ChangeSet:
     )
 
 
-def _p50_ms(write: Callable[[int], object], *, calls: int = CALLS) -> float:
-    """p50 of `write(i)` over `calls` calls, after `WARMUP` untimed ones."""
-    for i in range(WARMUP):
-        write(i)
+def _p50_ms(prepared: Callable[[int], Callable[[], object]], calls: int) -> float:
+    """p50 (ms) of the calls `prepared(i)` returns, after `WARMUP` untimed ones; only the
+    returned call is timed, not what `prepared` does to make it."""
     samples = []
-    for i in range(WARMUP, WARMUP + calls):
+    for i in range(WARMUP + calls):
+        call = prepared(i)
         start = time.perf_counter()
-        write(i)
+        call()
         samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
+    return statistics.median(samples[WARMUP:]) * 1000
 
 
 def _record_p50_ms(
@@ -140,15 +140,14 @@ def _record_p50_ms(
 ) -> float:
     """p50 of `record_changes` alone: change sets are built, and `before` runs, untimed.
     `offset` keeps each series' timestamps after the last one's (the newer row wins)."""
-    samples = []
-    for i in range(offset, offset + WARMUP + calls):
-        change_set = changes(i)
+
+    def prepared(i: int) -> Callable[[], None]:
+        change_set = changes(offset + i)
         if before is not None:
             before()
-        start = time.perf_counter()
-        store.record_changes(change_set)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples[WARMUP:]) * 1000
+        return lambda: store.record_changes(change_set)
+
+    return _p50_ms(prepared, calls)
 
 
 def _raw_commit_p50_ms(path: Path) -> float:
@@ -157,10 +156,9 @@ def _raw_commit_p50_ms(path: Path) -> float:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("CREATE TABLE rows (n INTEGER PRIMARY KEY, at REAL)")
+    sql = "INSERT OR REPLACE INTO rows VALUES (?, ?)"
     try:
-        return _p50_ms(
-            lambda n: db.execute("INSERT OR REPLACE INTO rows VALUES (?, ?)", (n, time.time()))
-        )
+        return _p50_ms(lambda n: lambda: db.execute(sql, (n, time.time())), CALLS)
     finally:
         db.close()
 
@@ -225,8 +223,9 @@ def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def run_sync() -> dict[str, Any]:
-    """Measure in a fresh temporary directory."""
+async def run() -> dict[str, Any]:
+    """`python -m bench store`: measured in a fresh temporary directory (nothing here
+    awaits; the benchmarks' runner awaits every benchmark)."""
     with tempfile.TemporaryDirectory(prefix="warden-bench-store-") as var:
         results = _measure(Path(var))
     return {
@@ -238,11 +237,6 @@ def run_sync() -> dict[str, Any]:
             "git": _git_state(),
         },
     }
-
-
-async def run() -> dict[str, Any]:
-    """`python -m bench store` (synchronous: nothing here awaits)."""
-    return run_sync()
 
 
 def table(results: dict[str, Any]) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from activities.store import StoreActivities
 from bench import store as bench_store
 from store.changes import _insert_new_statement, _newer_wins_statement
@@ -43,8 +45,6 @@ def test_each_write_is_held_to_its_rebuilt_self_and_to_the_raw_commit() -> None:
     assert [r["measurement"] for r in rows if r["headline"]] == [
         "a mark's write (a resource, an event): record_changes p50"
     ]
-    assert all(
-        r["baseline"] == 0.01
-        for r in rows
-        if "floor" not in r["measurement"] and r not in against_old
-    )
+    against_floor = [r for r in rows if r["measurement"].endswith("against the floor")]
+    assert [r["baseline"] for r in against_floor] == [0.01, 0.01, 0.01]
+    assert [r["ratio"] for r in against_floor] == pytest.approx([40.0, 40.0, 40.0])
