@@ -13,8 +13,11 @@ SQLite file, simcloud, worker, API) in the same run:
    `warden` listings (its four search attributes, a summary and details, a final status
    upsert): what those listings alone ask of the Temporal server.
 2. Unloaded: a small cluster scaled in one node at a time, so complete_lifecycle →
-   delete is seen without a burst; plus the API's own floor (a GET of an action, and
-   complete_lifecycle on a finished token, which answers without calling Temporal).
+   delete is seen without a burst (one warm-up round, not counted). After each round,
+   with the same pause before each, a bare victim signalled as it announces itself and
+   a bare update: the floor and the baseline of that round's call, timed in the same
+   rounds. Then the API's own floor (a GET of an action, and complete_lifecycle on a
+   finished token, which answers without calling Temporal).
 3. For each size N (`BENCH_SCALE_IN_SIZES`, default `100,1000`): create an N-node
    cluster, attach a deletion policy with a webhook hook (timeout 600 s) pointing at a
    receiver in this process, and scale in N nodes. The receiver completes every
@@ -91,8 +94,10 @@ SCALE_IN_TIMEOUT_S = HOOK_TIMEOUT_S + 900
 #: Concurrent connections of the client that completes lifecycle tokens.
 COMPLETER_CONNECTIONS = 200
 HISTORY_FETCH_CONCURRENCY = 16
-#: Victims of the unloaded probe, scaled in one at a time.
-UNLOADED_ROUNDS = 7
+#: Victims of the unloaded probe, scaled in one at a time (after one warm-up round).
+UNLOADED_ROUNDS = 15
+#: The untimed pause before each bare call of the unloaded probe's rounds.
+UNLOADED_PAUSE_S = 0.2
 #: During each scale-in, the floors of complete_lifecycle's steps are probed this often,
 #: in turn: a bare signal, a bare victim, an API GET and a complete_lifecycle that
 #: answers without calling Temporal, each meeting the same load as the completions.
@@ -778,6 +783,8 @@ class BareProbes:
 
     #: One bare signal to a trivial, idle workflow.
     signal: Callable[[], Awaitable[None]]
+    #: One bare update of the same workflow, answered by its handler at once.
+    update: Callable[[], Awaitable[None]]
     #: One bare victim (`BenchVictimWorkflow`) run to its end: its signal call's duration
     #: and signal sent → its delete activity, in seconds.
     victim: Callable[[], Awaitable[tuple[float, float]]]
@@ -1099,16 +1106,31 @@ async def _attach_hook_policy(
 
 
 async def _unloaded_probe(
-    stack: Stack, receiver: HookReceiver, profile_id: str, rounds: int = UNLOADED_ROUNDS
+    stack: Stack,
+    receiver: HookReceiver,
+    profile_id: str,
+    bare: BareProbes,
+    rounds: int = UNLOADED_ROUNDS,
 ) -> dict[str, Any]:
-    """complete_lifecycle → delete with one victim at a time (no burst), and API floors."""
+    """complete_lifecycle → delete with one victim at a time (no burst), and API floors.
+
+    Each round scales in one node, whose token the receiver completes the moment its
+    message arrives (so the call meets the victim's first workflow task ending, as a
+    bare victim's signal meets its announce activity's completion). Then, each after
+    the same pause, a bare victim signalled as it announces itself and a bare update:
+    the round's floor and baseline, on the machine as it was for that round.
+    """
     async with stack.api() as api:
-        cluster_id, _, _ = await _create_cluster(stack, api, profile_id, rounds)
+        cluster_id, _, _ = await _create_cluster(stack, api, profile_id, rounds + 1)
         await _attach_hook_policy(api, cluster_id, receiver)
         latencies: list[float] = []
         calls: list[float] = []
+        victim_calls: list[float] = []
+        victim_to_activity: list[float] = []
+        updates: list[float] = []
         seen: set[str] = set()
-        for _ in range(rounds):
+        for round_no in range(rounds + 1):
+            warm_up = round_no == 0
             response = await api.post(
                 f"/v1/clusters/{cluster_id}/actions", json={"scale_in": {"count": 1}}
             )
@@ -1123,10 +1145,21 @@ async def _unloaded_probe(
                     seen.add(token)
                     deleted = receiver.deletes.get(str(message["resource_id"]))
                     done = receiver.completions.get(token)
+                    if warm_up:
+                        continue
                     if deleted is not None and done is not None:
                         latencies.append(deleted[0] - done.sent)
                     if done is not None and done.returned:
                         calls.append(done.returned - done.sent)
+            await asyncio.sleep(UNLOADED_PAUSE_S)
+            call, to_activity = await bare.victim()
+            await asyncio.sleep(UNLOADED_PAUSE_S)
+            start = time.perf_counter()
+            await bare.update()
+            if not warm_up:
+                victim_calls.append(call)
+                victim_to_activity.append(to_activity)
+                updates.append(time.perf_counter() - start)
         token = min(seen)
         body = {"complete_lifecycle": {"lifecycle_action_token": token}}
         url = f"/v1/clusters/{cluster_id}/actions"
@@ -1138,6 +1171,9 @@ async def _unloaded_probe(
         "complete_to_delete_p50_ms": _ms(_pct(latencies, 0.5)),
         "complete_to_delete_max_ms": _ms(max(latencies, default=None)),
         "complete_call_p50_ms": _ms(_pct(calls, 0.5)),
+        "bare_victim_signal_p50_ms": _ms(_pct(victim_calls, 0.5)),
+        "bare_victim_to_activity_p50_ms": _ms(_pct(victim_to_activity, 0.5)),
+        "bare_update_p50_ms": _ms(_pct(updates, 0.5)),
         "api_get_action_p50_ms": _ms(_pct(reads, 0.5)),
         "api_complete_noop_p50_ms": _ms(_pct(noop, 0.5)),
         "finished_token": token,
@@ -1584,6 +1620,63 @@ def _store_seconds(work: dict[str, float]) -> float | None:
     return sum(seconds) if seconds else None
 
 
+def _unloaded_rows(
+    unloaded: dict[str, Any], back_to_back_update_p50: float
+) -> list[dict[str, Any]]:
+    """One victim at a time: the call and its delete, each against the bare calls timed
+    in the same rounds after the same pause (and the call beside a back-to-back update)."""
+    one = f"1 victim at a time (x{unloaded['rounds']})"
+    call_p50 = unloaded["complete_call_p50_ms"]
+    update_p50 = unloaded["bare_update_p50_ms"]
+    get_p50 = unloaded["api_get_action_p50_ms"]
+    paced = f"0.2 s idle before each, in the same {unloaded['rounds']} rounds"
+    return [
+        _figure(
+            f"{one}: bare update round trip p50, paced ({paced})",
+            update_p50,
+            "ms",
+            back_to_back_update_p50,
+            "bare update p50, back to back",
+        ),
+        _figure(
+            f"{one}: bare victim's signal call p50, sent as it announces itself ({paced})",
+            unloaded["bare_victim_signal_p50_ms"],
+            "ms",
+        ),
+        _figure(
+            f"{one}: complete_lifecycle POST p50",
+            call_p50,
+            "ms",
+            update_p50,
+            "bare update p50, paced alike in the same rounds",
+            f"≤ {GOAL_CALL_RATIO}x bare update",
+            _met(call_p50, lambda v: v <= GOAL_CALL_RATIO * update_p50),
+        ),
+        _figure(
+            f"{one}: complete_lifecycle POST p50, against a back-to-back bare update",
+            call_p50,
+            "ms",
+            back_to_back_update_p50,
+            "bare update p50, back to back",
+        ),
+        _figure(
+            f"{one}: complete_lifecycle POST p50, against its floor",
+            call_p50,
+            "ms",
+            unloaded["bare_victim_signal_p50_ms"] + get_p50,
+            "bare victim's signal call p50 (same rounds) + API GET p50",
+            headline=True,
+        ),
+        _figure(
+            f"{one}: complete_lifecycle → delete p50, against its floor",
+            unloaded["complete_to_delete_p50_ms"],
+            "ms",
+            unloaded["bare_victim_to_activity_p50_ms"] + get_p50,
+            "bare victim's signal → delete activity p50 (same rounds) + API GET p50",
+        ),
+    ]
+
+
 def figures(
     echo: dict[str, Any],
     fanout: dict[str, Any],
@@ -1593,9 +1686,6 @@ def figures(
 ) -> list[dict[str, Any]]:
     """The headline rows of the report."""
     update_p50, signal_p50 = echo["update_p50_ms"], echo["signal_p50_ms"]
-    probe_p50 = unloaded["complete_to_delete_p50_ms"]
-    call_p50 = unloaded.get("complete_call_p50_ms")
-    call_goal = f"≤ {GOAL_CALL_RATIO}x bare update"
     rows = [
         _figure("bare update round trip p50", update_p50, "ms", headline=True),
         _figure("bare update round trip p99", echo["update_p99_ms"], "ms"),
@@ -1610,31 +1700,7 @@ def figures(
             unloaded["api_complete_noop_p50_ms"],
             "ms",
         ),
-        _figure(
-            f"1 victim at a time (x{unloaded['rounds']}): complete_lifecycle POST p50",
-            call_p50,
-            "ms",
-            update_p50,
-            "bare update p50",
-            call_goal,
-            _met(call_p50, lambda v: v <= GOAL_CALL_RATIO * update_p50),
-        ),
-        _figure(
-            f"1 victim at a time (x{unloaded['rounds']}): complete_lifecycle POST p50, "
-            "against its floor",
-            call_p50,
-            "ms",
-            signal_p50 + unloaded["api_get_action_p50_ms"],
-            "bare signal p50 + API GET p50",
-            headline=True,
-        ),
-        _figure(
-            f"1 victim at a time (x{unloaded['rounds']}): complete_lifecycle → delete p50",
-            probe_p50,
-            "ms",
-            update_p50,
-            "bare update p50",
-        ),
+        *_unloaded_rows(unloaded, update_p50),
     ]
     for size, case in cases.items():
         bare = fanout.get(size, {})
@@ -1752,6 +1818,9 @@ async def _bare_probes(client: Client) -> AsyncIterator[BareProbes]:
             async def signal() -> None:
                 await echo.signal(BenchEchoWorkflow.poke)
 
+            async def update() -> None:
+                await echo.execute_update(BenchEchoWorkflow.bump, 1)
+
             async def victim() -> tuple[float, float]:
                 wid = f"bench-probe-victim:{uuid.uuid4()}"
                 await client.execute_workflow(
@@ -1761,7 +1830,7 @@ async def _bare_probes(client: Client) -> AsyncIterator[BareProbes]:
                 return hooks.returned[wid] - sent, hooks.deleted[wid] - sent
 
             try:
-                yield BareProbes(signal=signal, victim=victim)
+                yield BareProbes(signal=signal, update=update, victim=victim)
             finally:
                 await echo.signal(BenchEchoWorkflow.finish)
                 await echo.result()
@@ -1795,11 +1864,11 @@ async def run() -> dict[str, object]:
                 profile_id = str(
                     (_ok(await api.post("/v1/profiles", json=PROFILE), 201))["profile"]["id"]
                 )
-                start = time.perf_counter()
-                unloaded = await _unloaded_probe(stack, receiver, profile_id)
-                timings["unloaded_probe_s"] = time.perf_counter() - start
                 cases: dict[str, Any] = {}
                 async with _bare_probes(stack.temporal) as bare:
+                    start = time.perf_counter()
+                    unloaded = await _unloaded_probe(stack, receiver, profile_id, bare)
+                    timings["unloaded_probe_s"] = time.perf_counter() - start
                     for n in sizes:
                         probe = LoadProbe(
                             bare=bare,

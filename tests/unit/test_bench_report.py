@@ -14,6 +14,7 @@ from bench import report
 from bench.scale_in import (
     SIGNAL_STEPS,
     Completion,
+    _unloaded_rows,
     busy_retries,
     held_by_running_task,
     save_timelines,
@@ -218,3 +219,28 @@ def test_busy_workflow_retries_are_summed_over_task_types_and_absent_from_old_ru
     assert busy_retries({"UpdateWorkflowExecution calls": 10.0}) == 0
     # A run without the server's metrics at all: unknown.
     assert busy_retries({}) is None
+
+
+def test_one_victim_at_a_time_is_held_to_bare_calls_timed_in_its_own_rounds() -> None:
+    unloaded = {
+        "rounds": 15,
+        "complete_call_p50_ms": 15.0,
+        "complete_to_delete_p50_ms": 33.0,
+        "bare_update_p50_ms": 12.0,
+        "bare_victim_signal_p50_ms": 11.0,
+        "bare_victim_to_activity_p50_ms": 27.0,
+        "api_get_action_p50_ms": 2.0,
+    }
+    rows = {r["measurement"]: r for r in _unloaded_rows(unloaded, back_to_back_update_p50=10.0)}
+    goal = rows["1 victim at a time (x15): complete_lifecycle POST p50"]
+    assert (goal["baseline"], goal["goal"], goal["met"]) == (12.0, "≤ 1.3x bare update", True)
+    beside = rows[
+        "1 victim at a time (x15): complete_lifecycle POST p50, against a back-to-back bare update"
+    ]
+    assert beside["baseline"] == 10.0 and beside["ratio"] == 1.5
+    floor = rows["1 victim at a time (x15): complete_lifecycle POST p50, against its floor"]
+    assert floor["baseline"] == 13.0  # the bare victim's signal call + the API's GET
+    delete = rows["1 victim at a time (x15): complete_lifecycle → delete p50, against its floor"]
+    assert delete["baseline"] == 29.0 and delete["ratio"] == 33.0 / 29.0
+    slow = _unloaded_rows({**unloaded, "complete_call_p50_ms": 16.0}, 10.0)
+    assert [r["met"] for r in slow if r["goal"]] == [False]
