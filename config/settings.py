@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -37,6 +38,11 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("TEMPORAL_NAMESPACE", "WARDEN_TEMPORAL_NAMESPACE"),
     )
     temporal_ui_port: int = 8233
+    temporal_dev_sync: Literal["normal", "full"] = Field(
+        "normal",
+        description="How `warden dev`'s Temporal server syncs its SQLite file (WAL): "
+        "`normal` survives a killed server, `full` also a power cut, at an fsync per commit",
+    )
     temporal_rpc_timeout_s: float = Field(10.0, gt=0, le=300)
     task_queue: str = "warden"
     worker_sticky_timeout_s: float = Field(

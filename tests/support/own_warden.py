@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 from temporalio.client import Client
 
-from cli.dev import search_attribute_args
+from cli.dev import search_attribute_args, store_args
 from config import Settings
 from config.temporal_client import connect_temporal
 from tests.support.processes import PYTHON, Proc, free_port
@@ -64,6 +64,7 @@ def own_procs(
         "--log-level",
         "warn",
         *search_attribute_args(),
+        *store_args(),  # as `make run`: a SIGKILLed server must lose nothing in WAL mode
     ]
     simcloud = [PYTHON, "-m", "simcloud", "--port", env["WARDEN_SIMCLOUD_PORT"]]
     simcloud += ["--notify-url", f"{api}/v1/notifications", "--log-level", "warning"]

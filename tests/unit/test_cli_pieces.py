@@ -94,3 +94,24 @@ def test_cells_and_status_colours() -> None:
     assert styled("CREATE_FAILED") == "[red]CREATE_FAILED[/]"
     assert styled("ACTIVE") == "[green]ACTIVE[/]"
     assert styled("whatever") == "whatever"
+
+
+def test_dev_temporal_keeps_its_file_in_wal_synced_as_configured(tmp_path: Path) -> None:
+    from cli.dev import process_specs
+
+    def temporal_argv(**overrides: object) -> list[str]:
+        settings = Settings(var_dir=tmp_path, **overrides)  # type: ignore[arg-type]
+        return process_specs(settings, notify_token="t")[0].argv
+
+    def pragmas(argv: list[str]) -> list[str]:
+        return [argv[i + 1] for i, arg in enumerate(argv) if arg == "--sqlite-pragma"]
+
+    argv = temporal_argv()
+    assert argv[argv.index("--db-filename") + 1] == str(tmp_path / "temporal.db")
+    assert pragmas(argv) == ["journal_mode=wal", "synchronous=normal"]
+    assert pragmas(temporal_argv(temporal_dev_sync="full")) == [
+        "journal_mode=wal",
+        "synchronous=full",
+    ]
+    with pytest.raises(ValueError, match="temporal_dev_sync"):
+        Settings(temporal_dev_sync="off")
