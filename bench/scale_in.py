@@ -267,13 +267,15 @@ def _listing(prefix: str, i: int) -> dict[str, Any]:
 
 class BareWrites:
     """The write of `BenchEchoWorkflow.bump_written`: one row committed to a SQLite file
-    in WAL mode (Warden's default database), with the standard library and no ORM, from
-    a sync activity on a thread pool as Warden's `record_changes` runs."""
+    in WAL mode with `synchronous=NORMAL` (Warden's default database, `store/db.py`), with
+    the standard library and no ORM, from a sync activity on a thread pool as Warden's
+    `record_changes` runs."""
 
     def __init__(self, path: Path) -> None:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS counts (n INTEGER PRIMARY KEY, at REAL)")
 
     @activity.defn(name="bench_write")
