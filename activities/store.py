@@ -11,7 +11,6 @@ from domain.projection import ChangeSet
 from healthcheck import healthcheck
 from store.changes import apply_changes
 from store.db import session_scope
-from store.events import add_event
 from store.policies import get_policy_secret
 
 
@@ -40,6 +39,8 @@ class StoreActivities:
 
     @healthcheck("database", [SQLAlchemyError])
     def record_event(self, event: Event) -> None:
-        """Write one event (idempotent on its id)."""
+        """Write one event (idempotent on its id): the change sets' own insert that skips
+        known ids, one statement with no read first (0.17-0.26 ms against 0.59-0.71 ms
+        for a read, then an ORM insert; issue 19)."""
         with session_scope(self._engine) as session:
-            add_event(session, event)
+            apply_changes(session, ChangeSet(events=[event]))

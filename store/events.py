@@ -9,7 +9,6 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 from domain.events import Event
 from store.columns import json_column, utc_column
-from store.db import lock_for_write
 
 
 class EventRecord(SQLModel, table=True):
@@ -52,15 +51,6 @@ def event_row(event: Event) -> dict[str, Any]:
         "action_id": event.action_id,
         "meta": event.meta,
     }
-
-
-def add_event(session: Session, event: Event) -> None:
-    """Insert the event unless one with its id exists (retries are harmless)."""
-    lock_for_write(session, [f"events:{event.event_id}"])
-    exists = session.exec(select(EventRecord.seq).where(EventRecord.id == event.event_id)).first()
-    if exists is not None:
-        return
-    session.add(EventRecord(**event_row(event)))
 
 
 def list_events(
