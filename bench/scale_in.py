@@ -1622,9 +1622,7 @@ def _store_seconds(work: dict[str, float]) -> float | None:
     return sum(seconds) if seconds else None
 
 
-def _unloaded_rows(
-    unloaded: dict[str, Any], back_to_back_update_p50: float
-) -> list[dict[str, Any]]:
+def unloaded_rows(unloaded: dict[str, Any], back_to_back_update_p50: float) -> list[dict[str, Any]]:
     """One victim at a time: the call and its delete, each against the bare calls timed
     in the same rounds after the same pause (and the call beside a back-to-back update)."""
     one = f"1 victim at a time (x{unloaded['rounds']})"
@@ -1702,7 +1700,7 @@ def figures(
             unloaded["api_complete_noop_p50_ms"],
             "ms",
         ),
-        *_unloaded_rows(unloaded, update_p50),
+        *unloaded_rows(unloaded, update_p50),
     ]
     for size, case in cases.items():
         bare = fanout.get(size, {})

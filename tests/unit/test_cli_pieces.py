@@ -9,6 +9,7 @@ import pytest
 import typer
 
 from cli.client import ApiError, error_message, resolve_connection
+from cli.dev import process_specs
 from cli.output import as_text, styled
 from cli.progress import action_lines, stack_lines, victim_line
 from cli.stacks import parse_parameters
@@ -97,8 +98,6 @@ def test_cells_and_status_colours() -> None:
 
 
 def test_dev_temporal_keeps_its_file_in_wal_synced_as_configured(tmp_path: Path) -> None:
-    from cli.dev import process_specs
-
     def temporal_argv(**overrides: object) -> list[str]:
         settings = Settings(var_dir=tmp_path, **overrides)  # type: ignore[arg-type]
         return process_specs(settings, notify_token="t")[0].argv
