@@ -1629,7 +1629,7 @@ def unloaded_rows(unloaded: dict[str, Any], back_to_back_update_p50: float) -> l
     call_p50 = unloaded["complete_call_p50_ms"]
     update_p50 = unloaded["bare_update_p50_ms"]
     get_p50 = unloaded["api_get_action_p50_ms"]
-    paced = f"0.2 s idle before each, in the same {unloaded['rounds']} rounds"
+    paced = f"{UNLOADED_PAUSE_S:g} s idle before each, in the same {unloaded['rounds']} rounds"
     return [
         _figure(
             f"{one}: bare update round trip p50, paced ({paced})",
