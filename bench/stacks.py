@@ -24,7 +24,9 @@ One real stack (`bench.stack`) whose simcloud answers every OpenStack call after
    awaiting a local activity's SQLite commit, plus the API's own GET. Locks are paced
    (each waits for the last lock or unlock to finish, then `IDLE_S`), and a call after an
    idle pause costs more on this machine than one right after another: they are held to
-   the same bare updates, and the same GET, paced the same way.
+   the same bare updates, and the same GET, paced the same way. Each Warden call and its
+   baselines are timed interleaved, in rounds of `ROUND_CALLS` of each (`interleaved`),
+   so that a stall of the machine lands on both sides of a ratio, not on one.
 """
 
 from __future__ import annotations
@@ -35,21 +37,22 @@ import os
 import statistics
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import httpx
 from temporalio import workflow
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle
 
 from activities.cloud import CloudConfig, CloudSession
 from activities.compute import ComputeActivities
 from bench.scale_in import (
     BASELINE_CALLS,
     WARMUP_CALLS,
+    BenchEchoWorkflow,
     _delta,
-    _echo_baseline,
     _figure,
     _git_state,
     _ms,
@@ -81,6 +84,9 @@ GOAL_ROUND_TRIP_P99_RATIO = 2.0
 #: call (of 50 calls, the p99 was the maximum).
 LOCK_CALLS = 200
 LOCK_WARMUP = 3
+#: Calls of each kind in a round of interleaved round trips (marks or locks, and their
+#: baselines): 300 marks are 15 rounds, 200 locks 10.
+ROUND_CALLS = 20
 #: Pause after *_COMPLETE so the stack workflow is idle (its last task done) when timed.
 IDLE_S = 0.2
 POLL_S = 0.02
@@ -259,66 +265,162 @@ async def _profile(client: Client, stack_id: str) -> dict[str, Any]:
     }
 
 
-async def _round_trips(api: httpx.AsyncClient, client: Client, url: str) -> dict[str, Any]:
-    """Mark-unhealthy, lock and unlock API round trips on an idle stack, and a GET; and
-    where the marks' and locks' time went, from the stack workflow's history."""
+#: A timed call: runs one call (and whatever untimed steps follow it), returns seconds.
+Sample = Callable[[], Awaitable[float]]
+
+
+def timing(call: Callable[[], Awaitable[Any]], windows: list[tuple[float, float]]) -> Sample:
+    """`call` as a `Sample` that also records its wall-clock span in `windows`."""
+
+    async def sample() -> float:
+        sent, start = time.time(), time.perf_counter()
+        await call()
+        took = time.perf_counter() - start
+        windows.append((sent, time.time()))
+        return took
+
+    return sample
+
+
+async def interleaved(
+    kinds: Mapping[str, Sample], rounds: int, per_round: int, *, idle_s: float = 0.0
+) -> dict[str, list[float]]:
+    """`rounds` rounds of `per_round` calls of each kind in turn, each kind leading in
+    turn, with `idle_s` untimed before each call: a Warden call and its bare baselines
+    meet the same moments of the machine (a checkpoint, another process's burst), so a
+    p99 compares like with like."""
+    samples: dict[str, list[float]] = {name: [] for name in kinds}
+    names = list(kinds)
+    for n in range(rounds):
+        lead = n % len(names)
+        for name in names[lead:] + names[:lead]:
+            for _ in range(per_round):
+                if idle_s:
+                    await asyncio.sleep(idle_s)
+                samples[name].append(await kinds[name]())
+    return samples
+
+
+def _quantiles(samples: Mapping[str, list[float]], prefix: str = "") -> dict[str, float | None]:
+    """p50 and p99 of each kind's samples, in ms, as `{prefix}{kind}_p50_ms`."""
+    return {
+        f"{prefix}{name}_{q}_ms": _ms(_pct(values, p))
+        for name, values in samples.items()
+        for q, p in (("p50", 0.5), ("p99", 0.99))
+    }
+
+
+async def _round_trips(
+    api: httpx.AsyncClient, client: Client, url: str, echo: WorkflowHandle[Any, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Mark-unhealthy, lock and unlock API round trips on an idle stack, interleaved in
+    rounds with their baselines: the bare update and written update on the echo workflow
+    and the API's GET; back to back for marks, paced for locks. Also where the marks',
+    locks' and bare updates' time went, from the workflows' histories.
+
+    Returns the baselines (`echo`) and the API's round trips, keyed as before."""
     flips = itertools.count()
-    marked: list[tuple[float, float]] = []
-    locked: list[tuple[float, float]] = []
+    windows: dict[str, list[tuple[float, float]]] = {
+        name: [] for name in ("mark", "lock", "update", "written_update")
+    }
 
     async def mark() -> None:
         body = {"mark_unhealthy": next(flips) % 2 == 0}
         _expect(await api.patch(f"{url}/resources/server000", json=body), 200)
 
-    await _timed(mark, WARMUP_CALLS)
-    marks = await _timed(mark, BASELINE_CALLS, marked)
+    async def get() -> None:
+        _expect(await api.get(url), 200)
+
+    def bump(update: str) -> Callable[[], Awaitable[Any]]:
+        return lambda: echo.execute_update(update, 1, result_type=int)
+
+    for call in (mark, get, bump("bump"), bump("bump_written")):
+        await _timed(call, WARMUP_CALLS)
+    back_to_back = await interleaved(
+        {
+            "mark": timing(mark, windows["mark"]),
+            "update": timing(bump("bump"), windows["update"]),
+            "written_update": timing(bump("bump_written"), windows["written_update"]),
+            "get": timing(get, []),
+        },
+        BASELINE_CALLS // ROUND_CALLS,
+        ROUND_CALLS,
+    )
     # Fetched now: the workflow may continue as new before the locks.
     stack_id = url.rstrip("/").rsplit("/", 1)[-1]
-    mark_split = task_split(await _events(client, ids.stack(stack_id)), marked)
-    gets = await _timed(lambda: api.get(url), BASELINE_CALLS)
-    # The lock's own API floor: a GET paced like the locks (an idle API answers slower).
-    paced_gets = await _timed(lambda: api.get(url), LOCK_CALLS, idle_s=IDLE_S)
-    locks: list[float] = []
+    mark_split = task_split(await _events(client, ids.stack(stack_id)), windows["mark"])
     unlocks: list[float] = []
-    for i in range(LOCK_WARMUP + LOCK_CALLS):
-        for action, samples, status in (
-            ({"lock": {"level": "stacks"}}, locks, "LOCK_COMPLETE"),
-            ({"unlock": None}, unlocks, "UNLOCK_COMPLETE"),
-        ):
-            await asyncio.sleep(IDLE_S)
-            sent, start = time.time(), time.perf_counter()
-            _expect(await api.post(f"{url}/actions", json=action), 200)
-            if i >= LOCK_WARMUP:
-                samples.append(time.perf_counter() - start)
-                if samples is locks:
-                    locked.append((sent, time.time()))
-            settled = await _settled(api, url, 60)
-            if settled["stack_status"] != status:
-                raise RuntimeError(f"{url}: {settled['stack_status']} instead of {status}")
-    events = await _events(client, ids.stack(stack_id))
-    return {
-        f"{name}_{q}_ms": _ms(_pct(samples, p))
-        for name, samples in (
-            ("mark", marks),
-            ("lock", locks),
-            ("unlock", unlocks),
-            ("get", gets),
-            ("paced_get", paced_gets),
-        )
-        for q, p in (("p50", 0.5), ("p99", 0.99))
-    } | {
-        "mark_calls": len(marks),
-        "lock_calls": len(locks),
-        "mark_split_ms": mark_split,
-        "lock_split_ms": task_split(events, locked),
+
+    async def post(action: dict[str, Any], status: str) -> float:
+        start = time.perf_counter()
+        _expect(await api.post(f"{url}/actions", json=action), 200)
+        took = time.perf_counter() - start
+        settled = await _settled(api, url, 60)
+        if settled["stack_status"] != status:
+            raise RuntimeError(f"{url}: {settled['stack_status']} instead of {status}")
+        return took
+
+    async def lock() -> float:
+        """A lock timed to its 200; LOCK_COMPLETE, then (after `IDLE_S`) an unlock and
+        UNLOCK_COMPLETE waited for, so that the next lock meets an idle stack."""
+        sent = time.time()
+        took = await post({"lock": {"level": "stacks"}}, "LOCK_COMPLETE")
+        windows["lock"].append((sent, sent + took))
+        await asyncio.sleep(IDLE_S)
+        unlocks.append(await post({"unlock": None}, "UNLOCK_COMPLETE"))
+        return took
+
+    for _ in range(LOCK_WARMUP):
+        await asyncio.sleep(IDLE_S)
+        await lock()
+    del unlocks[:], windows["lock"][:]
+    paced = await interleaved(
+        {
+            "lock": lock,
+            "update": timing(bump("bump"), []),
+            "written_update": timing(bump("bump_written"), []),
+            "get": timing(get, []),
+        },
+        LOCK_CALLS // ROUND_CALLS,
+        ROUND_CALLS,
+        idle_s=IDLE_S,
+    )
+    echo_events = list((await echo.fetch_history()).events)
+    baselines = {
+        **_quantiles({k: back_to_back[k] for k in ("update", "written_update")}),
+        "update_split_ms": task_split(echo_events, windows["update"]),
+        "written_update_split_ms": task_split(echo_events, windows["written_update"]),
+        **_quantiles({k: paced[k] for k in ("update", "written_update")}, "paced_"),
+        "interleaved": f"in rounds of {ROUND_CALLS} calls of each kind with the marks "
+        "(back to back) and with the locks (paced)",
     }
+    events = await _events(client, ids.stack(stack_id))
+    trips = {
+        **_quantiles({k: back_to_back[k] for k in ("mark", "get")}),
+        **_quantiles({"lock": paced["lock"], "unlock": unlocks}),
+        **_quantiles({"get": paced["get"]}, "paced_"),
+        "mark_calls": len(back_to_back["mark"]),
+        "lock_calls": len(paced["lock"]),
+        "mark_split_ms": mark_split,
+        "lock_split_ms": task_split(events, windows["lock"]),
+    }
+    return baselines, trips
 
 
-async def _bare_update(client: Client) -> dict[str, Any]:
+async def _api_round_trips(
+    stack: Stack, api: httpx.AsyncClient, url: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`_round_trips` with the echo workflow and its worker here, in this process."""
     queue = f"bench-stacks-baseline-{uuid.uuid4()}"
-    with echo_worker(client, queue) as worker:
+    with echo_worker(stack.temporal, queue) as worker:
         async with worker:
-            return await _echo_baseline(client, queue, paced_s=IDLE_S, paced_calls=LOCK_CALLS)
+            echo = await stack.temporal.start_workflow(
+                BenchEchoWorkflow.run, id=f"bench-echo:{uuid.uuid4()}", task_queue=queue
+            )
+            found = await _round_trips(api, stack.temporal, url, echo)
+            await echo.signal(BenchEchoWorkflow.finish)
+            await echo.result()
+            return found
 
 
 async def _measure(stack: Stack) -> dict[str, Any]:
@@ -336,8 +438,7 @@ async def _measure(stack: Stack) -> dict[str, Any]:
         print("stacks: creates done", flush=True)
         bare = await _bare_creates(stack)
         print("stacks: bare fan-outs done", flush=True)
-        echo = await _bare_update(stack.temporal)
-        trips = await _round_trips(api, stack.temporal, creates["1 independent #1"]["url"])
+        echo, trips = await _api_round_trips(stack, api, creates["1 independent #1"]["url"])
     return {"creates": creates, "bare_creates": bare, "echo": echo, "round_trips": trips}
 
 
@@ -506,10 +607,13 @@ def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
         # Locks are paced (each waits for the last to finish, then IDLE_S): held to a
         # bare update paced the same way, when the run measured one.
         b50, b99, written, how, api50 = bare50, bare99, written50, "", get50
+        written99, api99 = echo.get("written_update_p99_ms"), trips.get("get_p99_ms")
         if name == "lock" and paced:
             b50, b99, written = paced50, paced99, echo.get("paced_written_update_p50_ms")
+            written99 = echo.get("paced_written_update_p99_ms")
             how = f", {pacing}"
             api50 = paced_get50 if paced_get50 is not None else get50
+            api99 = trips.get("paced_get_p99_ms", api99)
         met50 = None if p50 is None else p50 <= GOAL_ROUND_TRIP_RATIO * b50
         met99 = None if p99 is None else p99 <= GOAL_ROUND_TRIP_P99_RATIO * b99
         label50 = f"{label} round trip p50 (x{calls})"
@@ -535,6 +639,17 @@ def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
                     "ms",
                     written + api50,
                     f"written update p50{how} + API GET p50{how if api50 != get50 else ''}",
+                    headline=True,
+                )
+            )
+        if written99 is not None and api99 is not None and p99 is not None:
+            rows.append(
+                _figure(
+                    f"{label} round trip p99, against its floor",
+                    p99,
+                    "ms",
+                    written99 + api99,
+                    f"written update p99{how} + API GET p99{how if api50 != get50 else ''}",
                     headline=True,
                 )
             )
