@@ -97,6 +97,7 @@ SERVER = {"type": "OS::Nova::Server", "properties": {"image": IMAGE, "flavor": F
 _STARTED = EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
 _COMPLETED = EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
 _TASK_STARTED = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
+_TASK_FAILED = EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
 _CHILD_STARTED = EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
 
 
@@ -156,15 +157,16 @@ async def _bare_creates(stack: Stack) -> dict[str, dict[str, Any]]:
                     for run in range(1, RUNS_OF.get(size, RUNS) + 1):
                         cpu = stack.cpu()
                         start = time.perf_counter()
+                        workflow_id = f"bench-servers:{uuid.uuid4().hex[:8]}"
                         await stack.temporal.execute_workflow(
-                            BenchServersWorkflow.run,
-                            size,
-                            id=f"bench-servers:{uuid.uuid4().hex[:8]}",
-                            task_queue=queue,
+                            BenchServersWorkflow.run, size, id=workflow_id, task_queue=queue
                         )
                         done[f"{size} bare #{run}"] = {
                             "wall_s": time.perf_counter() - start,
                             "cpu_s": _delta(stack.cpu(), cpu),
+                            "failed_workflow_tasks": _failed_tasks(
+                                await _events(stack.temporal, workflow_id)
+                            ),
                         }
     return done
 
@@ -226,6 +228,13 @@ async def _events(client: Client, workflow_id: str) -> list[HistoryEvent]:
     return list((await client.get_workflow_handle(workflow_id).fetch_history()).events)
 
 
+def _failed_tasks(events: list[HistoryEvent]) -> int:
+    """Workflow tasks the server failed. Under load these are `FORCE_CLOSE_COMMAND`:
+    more than 100 events (activity results) buffered while a task ran, so the server
+    fails that task to hand them over, and the worker replays the whole history."""
+    return sum(1 for e in events if e.event_type == _TASK_FAILED)
+
+
 async def _profile(client: Client, stack_id: str) -> dict[str, Any]:
     """Where a create went: the stack workflow up to its stack-op child, then the child."""
     parent = await _events(client, f"stack:{stack_id}")
@@ -256,6 +265,7 @@ async def _profile(client: Client, stack_id: str) -> dict[str, Any]:
         "child_span_s": _at(events[-1]) - _at(events[0]),
         "child_events": len(events),
         "workflow_tasks": len(task_queued),
+        "failed_workflow_tasks": _failed_tasks(events),
         "workflow_task_queue_max_ms": _ms(max(task_queued, default=0.0)),
         "activity_queue_p50_ms": _ms(_pct(queued, 0.5)),
         "activity_queue_max_ms": _ms(max(queued, default=0.0)),
@@ -681,7 +691,8 @@ async def run() -> dict[str, Any]:
 
 
 DETAILS = ["wall_s", "post_ms", "before_child_ms", "child_span_s", "child_events"]
-DETAILS += ["workflow_tasks", "workflow_task_queue_max_ms", "activity_queue_p50_ms"]
+DETAILS += ["workflow_tasks", "failed_workflow_tasks", "workflow_task_queue_max_ms"]
+DETAILS += ["activity_queue_p50_ms"]
 DETAILS += ["activity_queue_max_ms", "activity_run_p50_ms", "activity_run_max_ms"]
 DETAILS += ["activity_retries", "cpu_s"]
 
@@ -702,8 +713,8 @@ def table(results: dict[str, Any]) -> str:
     if bare := results.get("bare_creates"):
         out.append("\n| bare fan-out | " + " | ".join(bare) + " |")
         out.append("|---|" + "---|" * len(bare))
-        for key in ("wall_s", "cpu_s"):
-            out.append(f"| {key} | " + " | ".join(_cell(c[key]) for c in bare.values()) + " |")
+        for key in ("wall_s", "cpu_s", "failed_workflow_tasks"):
+            out.append(f"| {key} | " + " | ".join(_cell(c.get(key)) for c in bare.values()) + " |")
     out.append(f"\nround trips: {results['round_trips']}")
     out.append(f"setup: {results['setup']}")
     return "\n".join(out)
