@@ -514,12 +514,8 @@ def task_split(
     return {name: _ms(_pct(samples, 0.5)) for name, samples in zip(SPLIT_PARTS, parts, strict=True)}
 
 
-async def _echo_baseline(
-    client: Client, queue: str, *, paced_s: float = 0.0, paced_calls: int = 0
-) -> dict[str, Any]:
-    """Bare update, written update and signal round trips, back to back; with
-    `paced_calls`, the updates again with `paced_s` of idle before each, as a call
-    that waits for its operation to finish first meets the machine."""
+async def _echo_baseline(client: Client, queue: str) -> dict[str, Any]:
+    """Bare update, written update and signal round trips, back to back."""
     handle = await client.start_workflow(
         BenchEchoWorkflow.run, id=f"bench-echo:{uuid.uuid4()}", task_queue=queue
     )
@@ -536,16 +532,6 @@ async def _echo_baseline(
         lambda: handle.execute_update("bump_written", 1, result_type=int), BASELINE_CALLS, wrote
     )
     events = list((await handle.fetch_history()).events)
-    paced: dict[str, Any] = {}
-    paced_updates = (("update", "bump"), ("written_update", "bump_written"))
-    for name, update in paced_updates if paced_calls else ():
-
-        async def call(update: str = update) -> None:
-            await handle.execute_update(update, 1, result_type=int)
-
-        calls = await _timed(call, paced_calls, idle_s=paced_s)
-        paced[f"paced_{name}_p50_ms"] = _ms(_pct(calls, 0.5))
-        paced[f"paced_{name}_p99_ms"] = _ms(_pct(calls, 0.99))
     signals = await _timed(lambda: handle.signal(BenchEchoWorkflow.poke), BASELINE_CALLS)
     await handle.signal(BenchEchoWorkflow.finish)
     await handle.result()
@@ -558,7 +544,6 @@ async def _echo_baseline(
         "written_update_split_ms": task_split(events, wrote),
         "signal_p50_ms": _ms(_pct(signals, 0.5)),
         "signal_p99_ms": _ms(_pct(signals, 0.99)),
-        **paced,
     }
 
 

@@ -383,7 +383,8 @@ async def _round_trips(
     for _ in range(LOCK_WARMUP):
         await asyncio.sleep(IDLE_S)
         await lock()
-    del unlocks[:], windows["lock"][:]
+    unlocks.clear()
+    windows["lock"].clear()
     paced = await interleaved(
         {
             "lock": lock,
