@@ -758,6 +758,26 @@ class HookReceiver:
                 return
             await asyncio.sleep(0.5)
 
+    async def victim_done(self, cluster_id: str, seen: set[str], within_s: float) -> None:
+        """Wait, reading only what this receiver recorded, until a victim of `cluster_id`
+        whose token is not in `seen` has had its completion answered and its server
+        deleted: no API poll of the bench's own runs beside the call being timed."""
+        deadline = time.monotonic() + within_s
+        while time.monotonic() < deadline:
+            with self.lock:
+                for token, (_, message) in self.messages.items():
+                    done = self.completions.get(token)
+                    if (
+                        message["cluster_id"] == cluster_id
+                        and token not in seen
+                        and done is not None
+                        and done.returned
+                        and str(message["resource_id"]) in self.deletes
+                    ):
+                        return
+            await asyncio.sleep(0.01)
+        raise TimeoutError(f"no victim of cluster {cluster_id} completed within {within_s} s")
+
     def counts(self) -> tuple[int, int, int]:
         """Messages, completions, deletes recorded so far."""
         with self.lock:
@@ -1121,6 +1141,10 @@ async def _unloaded_probe(
             response = await api.post(
                 f"/v1/clusters/{cluster_id}/actions", json={"scale_in": {"count": 1}}
             )
+            # The call is timed as an app makes it, with no poll of the bench's own
+            # beside it (a GET costs the API and this process 1-2 ms of CPU each): the
+            # action is read once the receiver has seen the victim completed and deleted.
+            await receiver.victim_done(cluster_id, seen, 120)
             action = await _wait_action(api, str(_ok(response, 202)["action"]), 120, 0.05)
             if action["status"] != "SUCCEEDED":
                 raise RuntimeError(f"scale in 1 node: {action['status_reason']}")
