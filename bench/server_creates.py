@@ -247,9 +247,17 @@ async def run() -> dict[str, object]:
     }
 
 
+def shown_detail(value: object) -> str:
+    """A detail as shown: a count per key as `key: count, …`, the same whether the run
+    is fresh or read back from `latest.json` (where every key is a string)."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items()) or "—"
+    return str(value)
+
+
 def table(results: dict[str, Any]) -> str:
     """Headline figures, then the details, as Markdown."""
-    details = "\n".join(f"| {k} | {v} |" for k, v in results["case"].items())
+    details = "\n".join(f"| {k} | {shown_detail(v)} |" for k, v in results["case"].items())
     return "\n".join(
         [
             *figure_rows(results["figures"]),

@@ -24,6 +24,7 @@ from bench.scale_in import (
     unloaded_rows,
     victim_timelines,
 )
+from bench.server_creates import shown_detail
 
 
 def test_the_readme_shows_the_committed_results() -> None:
@@ -244,3 +245,10 @@ def test_one_victim_at_a_time_is_held_to_bare_calls_timed_in_its_own_rounds() ->
     assert delete["baseline"] == 29.0 and delete["ratio"] == 33.0 / 29.0
     slow = unloaded_rows({**unloaded, "complete_call_p50_ms": 16.0}, 10.0)
     assert [r["met"] for r in slow if r["goal"]] == [False]
+
+
+def test_a_count_per_key_reads_the_same_fresh_or_read_back_from_json() -> None:
+    fresh = {1: 680, 2: 621}
+    read_back = json.loads(json.dumps(fresh))  # JSON keys are strings
+    assert shown_detail(fresh) == shown_detail(read_back) == "1: 680, 2: 621"
+    assert shown_detail({}) == "—" and shown_detail(0) == "0"
