@@ -1210,7 +1210,7 @@ async def _scale_in_case(
             for nd in (_ok(await api.get(f"/v1/nodes?cluster_id={cluster_id}"), 200))["nodes"]
         }
 
-        cpu, work = stack.cpu(), stack.temporal_work()
+        cpu, work, threads = stack.cpu(), stack.temporal_work(), stack.worker_threads_cpu()
         stop_probe = asyncio.Event()
         probing = asyncio.create_task(probe.run(stop_probe))
         try:
@@ -1224,6 +1224,7 @@ async def _scale_in_case(
             observed_s = time.perf_counter() - start
             cpu_used = _delta(stack.cpu(), cpu)
             work = _delta(stack.temporal_work(), work)
+            threads = _delta(stack.worker_threads_cpu(), threads)
         finally:
             stop_probe.set()
             await probing
@@ -1376,6 +1377,7 @@ async def _scale_in_case(
         "workflow_task_problems": dict(problems.most_common()),
         "event_types": dict(types.most_common()),
         "scale_in_cpu_s": cpu_used,
+        "scale_in_worker_cpu_by_thread_s": threads,
         "load_probe": probe.summary(),
         "temporal_work": work,
         "rss_mib_after": {k: round(v) for k, v in stack.rss().items()},
@@ -2024,17 +2026,28 @@ def table(results: dict[str, Any]) -> str:
             lines.append(
                 f"| {key} | " + " | ".join(_shown(cases[s].get(key)) for s in sizes) + " |"
             )
-        for key in ("scale_in_cpu_s", "create_cpu_s"):
+        for key in ("scale_in_cpu_s", "scale_in_worker_cpu_by_thread_s", "create_cpu_s"):
+            breakdown = key == "scale_in_worker_cpu_by_thread_s"
             lines.append(
                 f"| {key} | "
-                + " | ".join(
-                    ", ".join(f"{k} {v:.0f}" for k, v in cases[s][key].items()) for s in sizes
-                )
+                + " | ".join(cpu_cell(cases[s].get(key), breakdown=breakdown) for s in sizes)
                 + " |"
             )
         out.append("\n".join(lines))
     out.append(f"\nsetup: {results['setup']}")
     return "\n".join(out)
+
+
+def cpu_cell(seconds: dict[str, float] | None, *, breakdown: bool = False) -> str:
+    """CPU seconds by process (`simcloud 4, worker 25`, in the stack's order), or with
+    `breakdown` by thread pool, largest first, to a tenth, leaving out what rounds to 0;
+    — for a case measured before the figure existed."""
+    if not seconds:
+        return "—"
+    if not breakdown:
+        return ", ".join(f"{k} {v:.0f}" for k, v in seconds.items())
+    ranked = sorted(seconds.items(), key=lambda kv: -kv[1])
+    return ", ".join(f"{k} {v:.1f}" for k, v in ranked if round(v, 1))
 
 
 def main() -> None:

@@ -76,6 +76,34 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
 
 
+def thread_role(os_name: str) -> str:
+    """The pool a worker thread belongs to, from its OS name (`worker/threads.py`):
+    `workflow_12` → `workflow`; a name without a number (`tokio-rt-worker`) as it is."""
+    role = os_name.rstrip("0123456789")
+    if role.endswith("_") and len(role) > 1:
+        role = role[:-1]
+    return role or os_name
+
+
+def thread_cpu_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds of a process's live threads so far, summed by `thread_role`; its main
+    thread is `main` (Linux `/proc`; empty when the process is gone)."""
+    seconds: dict[str, float] = {}
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return seconds
+    for task in tasks:
+        try:
+            name = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        role = "main" if task.name == str(pid) else thread_role(name)
+        seconds[role] = seconds.get(role, 0.0) + (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    return seconds
+
+
 def rss_mib(pid: int) -> float | None:
     """Resident memory of a process in MiB (Linux `/proc`), or None."""
     try:
@@ -233,6 +261,11 @@ class Stack:
         """CPU seconds used so far by each process of the stack."""
         seconds = {name: cpu_seconds(pid) for name, pid in self.pids().items()}
         return {name: s for name, s in seconds.items() if s is not None}
+
+    def worker_threads_cpu(self) -> dict[str, float]:
+        """CPU seconds used so far by the (first) worker's threads, by pool."""
+        pid = self.procs["worker"].pid
+        return thread_cpu_seconds(pid) if pid is not None else {}
 
     def rss(self) -> dict[str, float]:
         """Resident memory (MiB) of each process of the stack."""

@@ -8,7 +8,6 @@ import logging
 import signal
 import sys
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -34,6 +33,7 @@ from healthcheck import HealthManager, configure, parse_uris, serve_health
 from store.db import make_engine, migrate
 from worker.registry import WORKFLOWS, build_activities
 from worker.runner import workflow_runner_for
+from worker.threads import activity_pool, blocking_pool, workflow_pool
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +91,8 @@ async def run(settings: Settings) -> None:
     """Run the worker until SIGINT/SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    # Named threads for `asyncio.to_thread` (worker/threads.py); asyncio.run shuts it down.
+    loop.set_default_executor(blocking_pool())
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     health = configure(
@@ -171,8 +173,10 @@ async def _serve(
         url_allowlist=settings.hook_url_allowlist,
         listing_max_age_s=settings.health_listing_max_age_s,
     )
-    threads = settings.worker_activity_threads
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="activity") as executor:
+    with (
+        activity_pool(settings.worker_activity_threads) as executor,
+        workflow_pool(settings.worker_max_concurrent_workflow_tasks) as workflow_executor,
+    ):
         worker = Worker(
             client,
             task_queue=settings.task_queue,
@@ -186,6 +190,7 @@ async def _serve(
                 RecoveryActivities(cloud.compute),
             ),
             activity_executor=executor,
+            workflow_task_executor=workflow_executor,
             workflow_runner=workflow_runner(client.data_converter),
             **worker_tuning(settings),
         )

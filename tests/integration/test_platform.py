@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -121,6 +122,27 @@ async def test_cluster_lifecycle_creates_locks_and_deletes_real_servers(warden: 
             "CLUSTER_UNLOCK",
             "CLUSTER_DELETE",
         ]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+async def test_the_worker_names_its_threads_by_pool(warden: Warden) -> None:
+    """`top -H` tells the worker's pools apart (worker/threads.py): a scale-in runs all of
+    them (workflow code, `record_changes`, `remove_node`'s database write)."""
+    async with warden.client() as api:
+        cluster_id, location = await create_cluster(api, "it-threads", 2)
+        assert (await action_done(api, location))["status"] == "SUCCEEDED"
+        scaled = await api.post(
+            f"/v1/clusters/{cluster_id}/actions", json={"scale_in": {"count": 1}}
+        )
+        assert scaled.status_code == 202, scaled.text
+        assert (await action_done(api, scaled.headers["location"]))["status"] == "SUCCEEDED"
+    worker = warden.procs["worker"].process
+    assert worker is not None
+    names = {
+        (task / "comm").read_text().strip() for task in Path(f"/proc/{worker.pid}/task").iterdir()
+    }
+    pools = {name.rstrip("0123456789") for name in names}
+    assert {"workflow_", "activity_", "blocking_"} <= pools, sorted(names)
 
 
 async def test_unlocking_a_cluster_that_is_not_locked_is_409(warden: Warden) -> None:
