@@ -20,7 +20,7 @@ own (one thread per workflow task slot), the blocking pool as asyncio sizes its 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import os
 import sys
 import threading
@@ -31,12 +31,16 @@ OS_NAME_BYTES = 15
 _PR_SET_NAME = 15
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    # The process's own symbols, libc's among them: no library search, no subprocess.
+    return ctypes.CDLL(None)
+
+
 def _set_os_name(name: str) -> None:
     """Give the calling thread `name` (truncated) as its Linux name; elsewhere nothing."""
-    if not sys.platform.startswith("linux"):
-        return
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    libc.prctl(_PR_SET_NAME, name.encode()[:OS_NAME_BYTES], 0, 0, 0)
+    if sys.platform.startswith("linux"):
+        _libc().prctl(_PR_SET_NAME, name.encode()[:OS_NAME_BYTES], 0, 0, 0)
 
 
 def name_this_thread() -> None:
