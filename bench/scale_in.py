@@ -342,6 +342,23 @@ class BareHooks:
         self.deleted.setdefault(workflow_id, time.time())
 
 
+#: A timed call: runs one call (and whatever untimed steps follow it), returns seconds.
+Sample = Callable[[], Awaitable[float]]
+
+
+def timing(call: Callable[[], Awaitable[Any]], windows: list[tuple[float, float]]) -> Sample:
+    """`call` as a `Sample` that also records its wall-clock span in `windows`."""
+
+    async def sample() -> float:
+        sent, start = time.time(), time.perf_counter()
+        await call()
+        took = time.perf_counter() - start
+        windows.append((sent, time.time()))
+        return took
+
+    return sample
+
+
 async def _timed(
     call: Callable[[], Awaitable[Any]],
     runs: int,
@@ -351,15 +368,12 @@ async def _timed(
 ) -> list[float]:
     """Durations of `runs` calls in turn; with `windows`, each call's wall-clock span too.
     `idle_s`: an untimed pause before each call (calls paced like the lock's)."""
+    sample = timing(call, [] if windows is None else windows)
     samples = []
     for _ in range(runs):
         if idle_s:
             await asyncio.sleep(idle_s)
-        sent, start = time.time(), time.perf_counter()
-        await call()
-        samples.append(time.perf_counter() - start)
-        if windows is not None:
-            windows.append((sent, time.time()))
+        samples.append(await sample())
     return samples
 
 

@@ -52,6 +52,7 @@ from bench.scale_in import (
     BASELINE_CALLS,
     WARMUP_CALLS,
     BenchEchoWorkflow,
+    Sample,
     _delta,
     _figure,
     _git_state,
@@ -62,6 +63,7 @@ from bench.scale_in import (
     echo_worker,
     figure_rows,
     task_split,
+    timing,
 )
 from bench.stack import BENCH_PROJECT, Stack, running_stack
 from config.settings import Settings
@@ -273,23 +275,6 @@ async def _profile(client: Client, stack_id: str) -> dict[str, Any]:
         "activity_run_max_ms": {k: _ms(max(v)) for k, v in runs.items()},
         "activity_retries": retries,
     }
-
-
-#: A timed call: runs one call (and whatever untimed steps follow it), returns seconds.
-Sample = Callable[[], Awaitable[float]]
-
-
-def timing(call: Callable[[], Awaitable[Any]], windows: list[tuple[float, float]]) -> Sample:
-    """`call` as a `Sample` that also records its wall-clock span in `windows`."""
-
-    async def sample() -> float:
-        sent, start = time.time(), time.perf_counter()
-        await call()
-        took = time.perf_counter() - start
-        windows.append((sent, time.time()))
-        return took
-
-    return sample
 
 
 async def interleaved(
@@ -619,12 +604,13 @@ def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
         # bare update paced the same way, when the run measured one.
         b50, b99, written, how, api50 = bare50, bare99, written50, "", get50
         written99, api99 = echo.get("written_update_p99_ms"), trips.get("get_p99_ms")
+        api_how = ""
         if name == "lock" and paced:
             b50, b99, written = paced50, paced99, echo.get("paced_written_update_p50_ms")
             written99 = echo.get("paced_written_update_p99_ms")
             how = f", {pacing}"
-            api50 = paced_get50 if paced_get50 is not None else get50
-            api99 = trips.get("paced_get_p99_ms", api99)
+            if paced_get50 is not None:
+                api50, api99, api_how = paced_get50, trips.get("paced_get_p99_ms", api99), how
         met50 = None if p50 is None else p50 <= GOAL_ROUND_TRIP_RATIO * b50
         met99 = None if p99 is None else p99 <= GOAL_ROUND_TRIP_P99_RATIO * b99
         label50 = f"{label} round trip p50 (x{calls})"
@@ -649,7 +635,7 @@ def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
                     p50,
                     "ms",
                     written + api50,
-                    f"written update p50{how} + API GET p50{how if api50 != get50 else ''}",
+                    f"written update p50{how} + API GET p50{api_how}",
                     headline=True,
                 )
             )
@@ -660,7 +646,7 @@ def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
                     p99,
                     "ms",
                     written99 + api99,
-                    f"written update p99{how} + API GET p99{how if api50 != get50 else ''}",
+                    f"written update p99{how} + API GET p99{api_how}",
                     headline=True,
                 )
             )
