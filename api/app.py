@@ -82,7 +82,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     extra = {}
     if settings.dev_token:
-        extra[settings.dev_token] = Caller(project_id="demo", roles=frozenset({Role.ADMIN}))
+        extra[settings.dev_token] = Caller(
+            project_id=settings.dev_project_id, roles=frozenset({Role.ADMIN})
+        )
     app.state.settings = settings
     app.state.health = health
     app.state.tokens = TokenStore(settings.resolved_tokens_file, extra)

@@ -28,8 +28,10 @@ Probe = Callable[[], Awaitable[bool]]
 def ensure_dev_token(settings: Settings) -> str:
     """The dev token: WARDEN_DEV_TOKEN, else var/dev-token, else a new random one.
 
-    It is written to `var/dev-token` and granted project `demo`, role `admin`, in
-    the tokens file (created when absent, other entries kept).
+    It is written to `var/dev-token` and granted role `admin` in the tokens file (created
+    when absent, other entries kept), in the project simcloud's Keystone gives the dev
+    user (`demo`, by its id): what a token from `OS_CLOUD=warden-dev` sees, the dev
+    token sees too.
     """
     settings.var_dir.mkdir(parents=True, exist_ok=True)
     token_file = settings.var_dir / "dev-token"
@@ -44,8 +46,9 @@ def ensure_dev_token(settings: Settings) -> str:
     data = data if isinstance(data, dict) else {}
     entries = data.setdefault("tokens", {}) or {}
     data["tokens"] = entries
-    if entries.get(token) != {"project": "demo", "roles": ["admin"]}:
-        entries[token] = {"project": "demo", "roles": ["admin"]}
+    grant = {"project": settings.dev_project_id, "roles": ["admin"]}
+    if entries.get(token) != grant:
+        entries[token] = grant
         _write_private(tokens_path, yaml.safe_dump(data, sort_keys=True))
     return token
 
@@ -271,6 +274,8 @@ async def run_dev(settings: Settings) -> int:
             f"\nWarden is up.\n  API docs     {api}/docs\n"
             f"  Temporal UI  http://127.0.0.1:{settings.temporal_ui_port}\n"
             f"  Dev token    {token}   (also in {settings.var_dir / 'dev-token'})\n"
+            f"  Project      {settings.cloud_project_name} = {settings.dev_project_id}"
+            "   (stacks: /v1/<project id>/stacks)\n"
             f"  Keystone     {sim_url}/identity/v3   (OS_CLOUD=warden-dev, "
             "examples/clouds.yaml)\n"
             f"  Payloads     encrypted (keys: {keys_source}); the UI decodes via {api}/codec\n"

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import uuid
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def simulated_project_id(project_name: str) -> str:
+    """The id simcloud's Keystone gives the project `project_name`: hex, as Keystone's
+    ids are, and the same across restarts."""
+    return uuid.uuid5(uuid.NAMESPACE_DNS, f"{project_name}.project").hex
 
 
 class Settings(BaseSettings):
@@ -198,6 +205,13 @@ class Settings(BaseSettings):
     def resolved_database_url(self) -> str:
         """The database URL, defaulting to the SQLite file under `var_dir`."""
         return self.database_url or f"sqlite:///{self.var_dir / 'warden.db'}"
+
+    @property
+    def dev_project_id(self) -> str:
+        """The dev token's project: the one simcloud's Keystone scopes the dev user's
+        tokens to, so that the dev token, the `openstack` CLI and openstacksdk under
+        `warden dev` see the same stacks and clusters."""
+        return simulated_project_id(self.cloud_project_name)
 
     @property
     def resolved_tokens_file(self) -> Path:

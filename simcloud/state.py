@@ -18,6 +18,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from config.settings import simulated_project_id
 from simcloud.config import SimConfig
 
 
@@ -130,7 +131,7 @@ class SimState:
 
     def __init__(self, config: SimConfig) -> None:
         self.config = config
-        self.project_id = uuid.uuid5(uuid.NAMESPACE_DNS, f"{config.project_name}.project").hex
+        self.project_id = simulated_project_id(config.project_name)
         self.user_id = uuid.uuid5(uuid.NAMESPACE_DNS, f"{config.username}.user").hex
         self.rng = random.Random(config.seed)
         self.clock_offset = 0.0

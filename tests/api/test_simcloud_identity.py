@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from config import Settings
 from simcloud.config import SimConfig
 from tests.support.simcloud_server import PASSWORD_AUTH, in_process_simcloud, login
 
@@ -46,6 +47,8 @@ async def test_password_token_has_subject_header_and_catalog_on_request_base_url
     assert response.headers["X-Subject-Token"]
     token = response.json()["token"]
     assert token["project"]["name"] == "demo"
+    # The project `warden dev` grants its dev token: one project for every client.
+    assert token["project"]["id"] == Settings().dev_project_id
     urls = {
         (svc["type"], ep["interface"]): ep["url"]
         for svc in token["catalog"]

@@ -65,6 +65,9 @@ def test_warden_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path
             timeout=10,
         )
         assert whoami.json()["project_id"] == token["project"]["id"], whoami.text
+        _assert_dev_token_and_keystone_share_a_project(
+            f"http://127.0.0.1:{ports['api']}", issued.headers["X-Subject-Token"]
+        )
         worker = httpx.get(f"http://127.0.0.1:{ports['worker']}/health", timeout=5)
         assert worker.headers["content-type"] == "application/health+json"
         assert httpx.get(f"http://127.0.0.1:{ports['ui']}/", timeout=5).status_code == 200
@@ -111,3 +114,26 @@ def _assert_ui_decodes_through_the_codec_server(var: Path, ports: dict[str, int]
     assert encoded.headers["access-control-allow-origin"] == origin
     decoded = httpx.post(f"{api}/codec/decode", json=encoded.json(), headers={"Origin": origin})
     assert decoded.json() == {"payloads": [plain]}
+
+
+def _assert_dev_token_and_keystone_share_a_project(api: str, keystone_token: str) -> None:
+    """What the dev token makes, `openstack` (a token from simcloud's Keystone) lists, and
+    the other way round: one project under its Keystone id, not a private `demo`."""
+    dev = {"X-Auth-Token": "fixed-dev-token"}
+    ks = {"X-Auth-Token": keystone_token}
+    project = httpx.get(f"{api}/v1/whoami", headers=dev, timeout=10).json()["project_id"]
+    assert project == httpx.get(f"{api}/v1/whoami", headers=ks, timeout=10).json()["project_id"]
+    spec = {
+        "type": "os.nova.server",
+        "version": "1.0",
+        "properties": {"flavor": "m1.tiny", "image": "cirros"},
+    }
+    made = httpx.post(
+        f"{api}/v1/profiles", json={"profile": {"name": "shared", "spec": spec}}, headers=dev
+    )
+    assert made.status_code == 201, made.text
+    listed = httpx.get(f"{api}/v1/profiles", headers=ks, timeout=10).json()["profiles"]
+    assert [p["name"] for p in listed] == ["shared"]
+    stacks = f"{api}/v1/{project}/stacks"
+    assert httpx.get(stacks, headers=dev, timeout=10).json() == {"stacks": []}
+    assert httpx.get(f"{api}/v1/demo/stacks", headers=dev, timeout=10).status_code == 403

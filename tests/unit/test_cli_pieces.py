@@ -7,9 +7,10 @@ from pathlib import Path
 import httpx
 import pytest
 import typer
+import yaml
 
 from cli.client import ApiError, error_message, resolve_connection
-from cli.dev import process_specs
+from cli.dev import ensure_dev_token, process_specs
 from cli.output import as_text, styled
 from cli.progress import action_lines, stack_lines, victim_line
 from cli.stacks import parse_parameters
@@ -30,6 +31,33 @@ def test_token_comes_from_the_option_then_env_then_dev_token_file(
     chosen = resolve_connection(settings, "http://x:1/", "given")
     assert (chosen.url, chosen.token) == ("http://x:1", "given")
     assert resolve_connection(settings, None, None).url == "http://127.0.0.1:9999"
+
+
+def test_dev_token_is_granted_the_dev_clouds_project_by_its_keystone_id(
+    tmp_path: Path,
+) -> None:
+    """The id simcloud's Keystone gives the project, not its name: a token from
+    `OS_CLOUD=warden-dev` and the dev token then see the same stacks and clusters. An
+    entry written by an older `warden dev` (project `demo`) is corrected, others kept."""
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text(
+        yaml.safe_dump(
+            {
+                "tokens": {
+                    "fixed": {"project": "demo", "roles": ["admin"]},
+                    "other": {"project": "p"},
+                }
+            }
+        )
+    )
+    settings = Settings(var_dir=tmp_path, dev_token="fixed", cloud_project_name="ops")
+    assert ensure_dev_token(settings) == "fixed"
+    entries = yaml.safe_load(tokens.read_text())["tokens"]
+    project = entries["fixed"]["project"]
+    assert len(project) == 32 and int(project, 16) >= 0 and project == settings.dev_project_id
+    assert project != Settings(cloud_project_name="demo").dev_project_id
+    assert entries["fixed"]["roles"] == ["admin"] and entries["other"] == {"project": "p"}
+    assert (tmp_path / "dev-token").read_text() == "fixed\n"
 
 
 def test_error_message_is_the_apis_own_words() -> None:
