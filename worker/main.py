@@ -8,6 +8,7 @@ import logging
 import signal
 import sys
 import uuid
+import warnings
 from datetime import timedelta
 from typing import Any
 
@@ -177,23 +178,31 @@ async def _serve(
         activity_pool(settings.worker_activity_threads) as executor,
         workflow_pool(settings.worker_max_concurrent_workflow_tasks) as workflow_executor,
     ):
-        worker = Worker(
-            client,
-            task_queue=settings.task_queue,
-            workflows=list(WORKFLOWS),
-            activities=build_activities(
-                store,
-                ComputeActivities(cloud.compute),
-                NodeActivities(cloud.compute, engine),
-                hooks,
-                probes,
-                RecoveryActivities(cloud.compute),
-            ),
-            activity_executor=executor,
-            workflow_task_executor=workflow_executor,
-            workflow_runner=workflow_runner(client.data_converter),
-            **worker_tuning(settings),
-        )
+        with warnings.catch_warnings():
+            # The SDK warns when the sync activities' threads are fewer than the activity
+            # slots. Warden means it: nearly every activity is async and never takes a
+            # thread; the one sync activity, `record_changes`, is a 0.5 ms write, so a
+            # queue for the threads clears in milliseconds (README "Worker tuning").
+            warnings.filterwarnings(
+                "ignore", message=r"Worker max_concurrent_activities is \d+ but activity_executor"
+            )
+            worker = Worker(
+                client,
+                task_queue=settings.task_queue,
+                workflows=list(WORKFLOWS),
+                activities=build_activities(
+                    store,
+                    ComputeActivities(cloud.compute),
+                    NodeActivities(cloud.compute, engine),
+                    hooks,
+                    probes,
+                    RecoveryActivities(cloud.compute),
+                ),
+                activity_executor=executor,
+                workflow_task_executor=workflow_executor,
+                workflow_runner=workflow_runner(client.data_converter),
+                **worker_tuning(settings),
+            )
         pinger = asyncio.create_task(ping_forever(client, cloud, health))
         logger.info(
             "worker polling task queue %r on %s",
