@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Annotated, Any
 
 import typer
@@ -20,16 +19,19 @@ from cli.output import Format
 from cli.specs import spec_app
 from cli.stacks import stack_app
 from config import get_settings
+from config.logs import configure_logging
+from config.settings import SettingsError
 
 
 class _WardenGroup(TyperGroup):
-    """Every API error ends the command with its message on stderr and exit code 1."""
+    """Every API error, and an unusable setting, ends the command with its message on
+    stderr and exit code 1."""
 
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
         try:
             return super().invoke(ctx)
-        except ApiError as err:
-            Console(stderr=True, highlight=False).print(f"[red]Error:[/] {escape(err.message)}")
+        except (ApiError, SettingsError) as err:
+            Console(stderr=True, highlight=False).print(f"[red]Error:[/] {escape(str(err))}")
             raise typer.Exit(1) from err
 
 
@@ -72,7 +74,7 @@ def _root(
 @app.command()
 def dev() -> None:
     """Start Temporal (with its UI), simcloud, the worker and the API; Ctrl-C stops all."""
-    logging.basicConfig(level=logging.INFO, format="warden dev: %(message)s")
+    configure_logging(get_settings().log_level, "warden dev: %(message)s")
     raise typer.Exit(asyncio.run(_run_dev()))
 
 

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -23,6 +23,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WARDEN_", extra="ignore")
 
     var_dir: Path = Field(Path("var"), description="Local state: databases, tokens, logs")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "INFO", description="The worker's and `warden dev`'s log level (config/logs.py)"
+    )
     database_url: str | None = Field(
         None, description="SQLAlchemy URL; default sqlite:///<var_dir>/warden.db"
     )
@@ -232,7 +235,30 @@ class Settings(BaseSettings):
         return self.public_url or f"http://{self.api_host}:{self.api_port}"
 
 
+class SettingsError(ValueError):
+    """The environment holds a setting Warden cannot use; the message names each one."""
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings, built once from the environment."""
-    return Settings()
+    """The process-wide settings, built once from the environment.
+
+    Raises `SettingsError`, one line per bad variable (`WARDEN_API_PORT: Input should be
+    a valid integer…`), so a process can stop with that instead of a traceback.
+    """
+    try:
+        return Settings()
+    except ValidationError as err:
+        raise SettingsError(settings_error_text(err)) from None
+
+
+def settings_error_text(err: ValidationError) -> str:
+    """Each error of `err` as `<environment variable>: <what is wrong>`."""
+    lines = []
+    for error in err.errors(include_url=False):
+        field = str(error["loc"][0]) if error["loc"] else ""
+        # A field read under its own name is WARDEN_<NAME>; an alias (TEMPORAL_ADDRESS)
+        # is its own variable's name already.
+        name = f"WARDEN_{field.upper()}" if field.islower() else field
+        lines.append(f"{name}: {error['msg']}")
+    return "Invalid settings: " + "; ".join(lines)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 
 import uvicorn
 
 from config import Settings, get_settings
+from config.settings import SettingsError
 from simcloud.app import create_app
 from simcloud.config import SimConfig
 
@@ -55,7 +57,10 @@ def parse_args(settings: Settings, argv: list[str] | None = None) -> argparse.Na
 
 def main(argv: list[str] | None = None) -> None:
     """Run simcloud until interrupted; it accepts the configured cloud credentials."""
-    settings = get_settings()
+    try:
+        settings = get_settings()
+    except SettingsError as err:
+        sys.exit(f"simcloud: {err}")
     args = parse_args(settings, argv)
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"

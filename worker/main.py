@@ -28,6 +28,8 @@ from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
 from config import Settings, get_settings
 from config.codec import CodecKeyError
+from config.logs import configure_logging
+from config.settings import SettingsError
 from config.temporal_client import TemporalConfigError, connect_temporal, temporal_connect_config
 from domain.errors import WardenError
 from healthcheck import HealthManager, configure, parse_uris, serve_health
@@ -223,10 +225,9 @@ async def _serve(
 
 def main() -> None:
     """Entry point: configure logging, run until a signal."""
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     try:
-        asyncio.run(run(get_settings()))
-    except (TemporalConfigError, CodecKeyError) as err:
+        settings = get_settings()
+        configure_logging(settings.log_level, "%(asctime)s %(levelname)s %(name)s: %(message)s")
+        asyncio.run(run(settings))
+    except (SettingsError, TemporalConfigError, CodecKeyError) as err:
         sys.exit(f"worker: {err}")

@@ -277,3 +277,8 @@ async def test_errors_print_the_api_message_and_exit_non_zero(
     down = await cli.run("cluster", "list", ok=False)
     assert down.returncode == 1 and "Cannot reach the Warden API" in down.stderr
     assert "Traceback" not in down.stderr
+
+    cli.env["WARDEN_LOG_LEVEL"] = "loud"
+    unusable = await cli.run("cluster", "list", ok=False)
+    assert unusable.returncode == 1 and "WARDEN_LOG_LEVEL: Input should be" in unusable.stderr
+    assert "Traceback" not in unusable.stderr
