@@ -30,6 +30,12 @@ class Settings(BaseSettings):
         None, description="SQLAlchemy URL; default sqlite:///<var_dir>/warden.db"
     )
 
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_in_any_case(cls, level: object) -> object:
+        """`debug` is `DEBUG`, as Python's logging reads it."""
+        return level.upper() if isinstance(level, str) else level
+
     @field_validator("database_url")
     @classmethod
     def _sqlite_or_postgresql(cls, url: str | None) -> str | None:

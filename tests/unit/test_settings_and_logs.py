@@ -37,6 +37,13 @@ def test_each_unusable_setting_is_named_by_its_variable(
     assert "\n" not in text and "pydantic" not in text
 
 
+def test_the_log_level_is_read_in_any_case(
+    monkeypatch: pytest.MonkeyPatch, fresh_settings: None
+) -> None:
+    monkeypatch.setenv("WARDEN_LOG_LEVEL", "debug")
+    assert get_settings().log_level == "DEBUG"
+
+
 def test_a_variable_read_under_an_alias_is_named_as_set() -> None:
     class Aliased(BaseModel):
         address: int = Field(validation_alias="TEMPORAL_ADDRESS")
