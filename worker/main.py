@@ -9,6 +9,7 @@ import signal
 import sys
 import uuid
 import warnings
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -20,12 +21,6 @@ from temporalio.worker import Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities.cloud import CloudConfig, CloudSession
-from activities.compute import ComputeActivities
-from activities.health import HealthActivities
-from activities.hooks import HookActivities
-from activities.nodes import NodeActivities
-from activities.recovery import RecoveryActivities
-from activities.store import StoreActivities
 from config import Settings, get_settings
 from config.codec import CodecKeyError
 from config.logs import configure_logging
@@ -34,7 +29,7 @@ from config.temporal_client import TemporalConfigError, connect_temporal, tempor
 from domain.errors import WardenError
 from healthcheck import HealthManager, configure, parse_uris, serve_health
 from store.db import make_engine, migrate
-from worker.registry import WORKFLOWS, build_activities
+from worker.registry import WORKFLOWS, serving_activities
 from worker.runner import workflow_runner_for
 from worker.threads import activity_pool, blocking_pool, workflow_pool
 
@@ -164,18 +159,21 @@ async def _serve(
     health: HealthManager,
     stop: asyncio.Event,
 ) -> None:
-    store = StoreActivities(engine)
-    hooks = HookActivities(
-        cloud,
-        secret_for=store.policy_secret,
-        record_event=store.record_event,
-        url_allowlist=settings.hook_url_allowlist,
-    )
-    probes = HealthActivities(
-        cloud,
-        url_allowlist=settings.hook_url_allowlist,
-        listing_max_age_s=settings.health_listing_max_age_s,
-    )
+    """Run the worker until `stop` is set, its activities' clients open meanwhile."""
+    async with serving_activities(settings, engine, cloud) as activities:
+        await _poll(client, settings, activities, cloud, health, stop)
+    logger.info("worker stopped")
+
+
+async def _poll(
+    client: Client,
+    settings: Settings,
+    activities: list[Callable[..., Any]],
+    cloud: CloudSession,
+    health: HealthManager,
+    stop: asyncio.Event,
+) -> None:
+    """Poll the task queue with every workflow and `activities` until `stop` is set."""
     with (
         activity_pool(settings.worker_activity_threads) as executor,
         workflow_pool(settings.worker_max_concurrent_workflow_tasks) as workflow_executor,
@@ -192,14 +190,7 @@ async def _serve(
                 client,
                 task_queue=settings.task_queue,
                 workflows=list(WORKFLOWS),
-                activities=build_activities(
-                    store,
-                    ComputeActivities(cloud.compute),
-                    NodeActivities(cloud.compute, engine),
-                    hooks,
-                    probes,
-                    RecoveryActivities(cloud.compute),
-                ),
+                activities=activities,
                 activity_executor=executor,
                 workflow_task_executor=workflow_executor,
                 workflow_runner=workflow_runner(client.data_converter),
@@ -218,9 +209,6 @@ async def _serve(
             pinger.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await pinger
-            await hooks.aclose()
-            await probes.aclose()
-    logger.info("worker stopped")
 
 
 def main() -> None:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
+from sqlalchemy.engine import Engine
+
+from activities.cloud import CloudSession
 from activities.compute import ComputeActivities
 from activities.health import HealthActivities
 from activities.hooks import HookActivities
 from activities.nodes import NodeActivities
 from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
+from config import Settings
 from workflows.cluster_ops import ClusterCheckWorkflow, ClusterCreateWorkflow, ClusterDeleteWorkflow
 from workflows.cluster_update import ClusterUpdateWorkflow
 from workflows.clusters import ClusterWorkflow
@@ -37,33 +42,49 @@ WORKFLOWS: Sequence[type] = (
 )
 
 
-def build_activities(
-    store: StoreActivities,
-    compute: ComputeActivities,
-    nodes: NodeActivities,
-    hooks: HookActivities,
-    health: HealthActivities,
-    recovery: RecoveryActivities,
-) -> list[Callable[..., Any]]:
-    """Bound activity methods over the process's long-lived clients."""
-    return [
-        store.record_changes,
-        compute.create_server,
-        compute.find_created_server,
-        compute.wait_server_active,
-        compute.delete_server,
-        compute.wait_server_deleted,
-        compute.get_server_statuses,
-        nodes.remove_node,
-        hooks.deliver_lifecycle_message,
-        health.probe_nodes,
-        recovery.reboot_server,
-        recovery.rebuild_server,
-        recovery.start_server,
-        recovery.unpause_server,
-        recovery.pause_server,
-        recovery.lock_server,
-        recovery.unlock_server,
-        recovery.fence_server,
-        recovery.wait_server_healthy,
-    ]
+@asynccontextmanager
+async def serving_activities(
+    settings: Settings, engine: Engine, cloud: CloudSession
+) -> AsyncIterator[list[Callable[..., Any]]]:
+    """Every activity, bound over the process's long-lived clients: the cloud session,
+    the database engine, and the hook and probe HTTP clients, closed on the way out."""
+    store = StoreActivities(engine)
+    hooks = HookActivities(
+        cloud,
+        secret_for=store.policy_secret,
+        record_event=store.record_event,
+        url_allowlist=settings.hook_url_allowlist,
+    )
+    health = HealthActivities(
+        cloud,
+        url_allowlist=settings.hook_url_allowlist,
+        listing_max_age_s=settings.health_listing_max_age_s,
+    )
+    compute = ComputeActivities(cloud.compute)
+    nodes = NodeActivities(cloud.compute, engine)
+    recovery = RecoveryActivities(cloud.compute)
+    try:
+        yield [
+            store.record_changes,
+            compute.create_server,
+            compute.find_created_server,
+            compute.wait_server_active,
+            compute.delete_server,
+            compute.wait_server_deleted,
+            compute.get_server_statuses,
+            nodes.remove_node,
+            hooks.deliver_lifecycle_message,
+            health.probe_nodes,
+            recovery.reboot_server,
+            recovery.rebuild_server,
+            recovery.start_server,
+            recovery.unpause_server,
+            recovery.pause_server,
+            recovery.lock_server,
+            recovery.unlock_server,
+            recovery.fence_server,
+            recovery.wait_server_healthy,
+        ]
+    finally:
+        await hooks.aclose()
+        await health.aclose()

@@ -29,12 +29,6 @@ from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities.cloud import CloudConfig, CloudSession
-from activities.compute import ComputeActivities
-from activities.health import HealthActivities
-from activities.hooks import HookActivities
-from activities.nodes import NodeActivities
-from activities.recovery import RecoveryActivities
-from activities.store import StoreActivities
 from api.app import create_app
 from config import Settings
 from config.temporal_client import warden_data_converter
@@ -42,7 +36,7 @@ from simcloud.app import create_app as create_simcloud
 from simcloud.config import SimConfig
 from store.db import make_engine, migrate
 from tests.support.temporal import SERVER_STARTUP, binary, register_search_attributes
-from worker.registry import WORKFLOWS, build_activities
+from worker.registry import WORKFLOWS, serving_activities
 from worker.runner import workflow_runner_for
 
 #: The token every request of `InProcessWarden.api` carries (project `demo`, admin).
@@ -121,42 +115,21 @@ async def running_worker(
     """Warden's worker (worker/main.py `_serve`) polling `settings.task_queue`."""
     engine = make_engine(settings.resolved_database_url)
     await asyncio.to_thread(migrate, engine)
-    store = StoreActivities(engine)
-    hooks = HookActivities(
-        cloud,
-        secret_for=store.policy_secret,
-        record_event=store.record_event,
-        url_allowlist=settings.hook_url_allowlist,
-    )
-    probes = HealthActivities(
-        cloud,
-        url_allowlist=settings.hook_url_allowlist,
-        listing_max_age_s=settings.health_listing_max_age_s,
-    )
-    activities = build_activities(
-        store,
-        ComputeActivities(cloud.compute),
-        NodeActivities(cloud.compute, engine),
-        hooks,
-        probes,
-        RecoveryActivities(cloud.compute),
-    )
     try:
-        with ThreadPoolExecutor(max_workers=4, thread_name_prefix="activity") as executor:
-            async with Worker(
-                client,
-                task_queue=settings.task_queue,
-                workflows=list(WORKFLOWS),
-                activities=activities,
-                activity_executor=executor,
-                workflow_runner=workflow_runner_for(
-                    client.data_converter, SandboxedWorkflowRunner()
-                ),
-            ):
-                yield
+        async with serving_activities(settings, engine, cloud) as activities:
+            with ThreadPoolExecutor(max_workers=4, thread_name_prefix="activity") as executor:
+                async with Worker(
+                    client,
+                    task_queue=settings.task_queue,
+                    workflows=list(WORKFLOWS),
+                    activities=activities,
+                    activity_executor=executor,
+                    workflow_runner=workflow_runner_for(
+                        client.data_converter, SandboxedWorkflowRunner()
+                    ),
+                ):
+                    yield
     finally:
-        await hooks.aclose()
-        await probes.aclose()
         engine.dispose()
 
 
