@@ -136,12 +136,18 @@ def expand_params(params: dict[str, object], node: dict[str, str]) -> dict[str, 
 
 
 class RecoverParams(BaseModel):
-    """`recover {operation?, operation_params?}` (and the health manager's `nodes`, `hints`)."""
+    """`recover {operation?, operation_params?, check?}` (and the health manager's `nodes`,
+    `hints`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     operation: str | None = Field(None, max_length=32)
     operation_params: dict[str, str] = Field(default_factory=dict, max_length=4)
+    #: Senlin's `check`: refresh each node's status from the cloud first, and recover only
+    #: those the check finds unhealthy (or marked unhealthy).
+    check: bool = False
+    #: Senlin's `check_capacity` (refill to desired_capacity afterwards): refused, 400.
+    check_capacity: bool = False
     nodes: list[str] = Field(default_factory=list, max_length=10_000)
     hints: dict[str, str] = Field(default_factory=dict, max_length=10_000)
 
@@ -153,6 +159,8 @@ class RecoveryPlan(BaseModel):
 
     node_ids: list[str]
     steps: dict[str, list[RecoveryStep]]
+    #: Check `node_ids` first; recover only those found unhealthy or marked unhealthy.
+    check: bool = False
     detection: dict[str, object] | None = None
     fencing: bool = True
     node_delete_timeout: int = 20

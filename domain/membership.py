@@ -197,10 +197,16 @@ def find_node(state: ClusterState, node_id: str) -> NodeState:
 def plan_recover(state: ClusterState, params: Mapping[str, Any]) -> RecoveryPlan:
     """Nodes to recover (named, else those in ERROR/WARNING) and the steps for each.
 
-    An explicit `operation` wins; else the attached health policy's ordered list;
-    else Senlin's default, RECREATE. Bad parameters are a 400.
+    With `check`, the nodes to check (named, else all), each recovered only if the check
+    finds it unhealthy. An explicit `operation` wins; else the attached health policy's
+    ordered list; else Senlin's default, RECREATE. Bad parameters are a 400.
     """
     req = _parse(RecoverParams, params)
+    if req.check_capacity:
+        raise InvalidRequest(
+            "check_capacity: not supported; to bring the cluster back to its desired "
+            f"capacity ({state.desired_capacity}), resize it to that capacity after the recover."
+        )
     override: list[RecoveryStep] = []
     if req.operation is not None:
         action = _parse(
@@ -218,7 +224,7 @@ def plan_recover(state: ClusterState, params: Mapping[str, Any]) -> RecoveryPlan
     if missing:
         raise InvalidRequest(f"Nodes not members of specified cluster: {missing}.")
     chosen = [by_key[k] for k in dict.fromkeys(req.nodes)] or [
-        n for n in state.nodes if n.status in (NodeStatus.ERROR, NodeStatus.WARNING)
+        n for n in state.nodes if req.check or n.status in (NodeStatus.ERROR, NodeStatus.WARNING)
     ]
     policy = health_policy(state)
     steps = override or (
@@ -233,6 +239,7 @@ def plan_recover(state: ClusterState, params: Mapping[str, Any]) -> RecoveryPlan
     return RecoveryPlan(
         node_ids=[n.node_id for n in chosen],
         steps={n.node_id: plan_recovery(steps, hint=req.hints.get(n.node_id)) for n in chosen},
+        check=req.check,
         detection=policy.detection.model_dump(mode="json") if policy else None,
         fencing=FencingType.COMPUTE in policy.recovery.fencing if policy else True,
         node_delete_timeout=policy.recovery.node_delete_timeout if policy else 20,

@@ -126,8 +126,14 @@ def _recover_child(state: ClusterState, op: RunningOperation) -> ChildPlan | Non
         node_delete_timeout=plan.node_delete_timeout,
         node_force_recreate=plan.node_force_recreate,
         concurrency=plan.concurrency,
+        check=plan.check,
     )
-    return ChildPlan(ClusterRecoverWorkflow.run, arg, _summary(state, op, nodes))
+    summary = (
+        f"check {len(nodes)} node(s) of cluster {spec.name}, recover the unhealthy"
+        if plan.check
+        else _summary(state, op, nodes)
+    )
+    return ChildPlan(ClusterRecoverWorkflow.run, arg, summary)
 
 
 def _update_child(state: ClusterState, op: RunningOperation, ctx: ClusterContext) -> ChildPlan:

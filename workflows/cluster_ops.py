@@ -223,33 +223,40 @@ class ClusterCheckWorkflow:
     @workflow.run
     async def run(self, inp: NodesOperationInput) -> NodesOperationResult:
         workflow.set_current_details(f"Checking {len(inp.nodes)} node(s) of **{inp.cluster_name}**")
-        ids = [n.physical_id for n in inp.nodes if n.physical_id]
-        statuses: dict[str, str | None] = {}
-        if ids:
-            result = await workflow.execute_activity_method(
-                ComputeActivities.get_server_statuses,
-                ids,
-                start_to_close_timeout=timedelta(seconds=60),
-                retry_policy=CLOUD_RETRY,
-                summary=f"check {len(ids)} server(s)",
-            )
-            statuses = result.statuses
-        checked: list[NodeState] = []
-        for node in inp.nodes:
-            status, reason = node_status_from_server(
-                statuses.get(node.physical_id) if node.physical_id else None
-            )
-            checked.append(with_status(node, status, reason))
-        changed = [
-            new
-            for new, old in zip(checked, inp.nodes, strict=True)
-            if (new.status, new.status_reason) != (old.status, old.status_reason)
-        ]
-        if changed:
-            await record_nodes(inp, changed, "NODE_CHECK")
+        checked = await check_nodes(inp)
         return finished(
             NodesOperationResult(nodes=checked, error=summarize_errors(checked, "check"))
         )
+
+
+async def check_nodes(inp: NodesOperationInput) -> list[NodeState]:
+    """`inp.nodes` with their status refreshed from the compute API in one batched call;
+    the nodes whose status changed are recorded (NODE_CHECK)."""
+    ids = [n.physical_id for n in inp.nodes if n.physical_id]
+    statuses: dict[str, str | None] = {}
+    if ids:
+        result = await workflow.execute_activity_method(
+            ComputeActivities.get_server_statuses,
+            ids,
+            start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=CLOUD_RETRY,
+            summary=f"check {len(ids)} server(s)",
+        )
+        statuses = result.statuses
+    checked: list[NodeState] = []
+    for node in inp.nodes:
+        status, reason = node_status_from_server(
+            statuses.get(node.physical_id) if node.physical_id else None
+        )
+        checked.append(with_status(node, status, reason))
+    changed = [
+        new
+        for new, old in zip(checked, inp.nodes, strict=True)
+        if (new.status, new.status_reason) != (old.status, old.status_reason)
+    ]
+    if changed:
+        await record_nodes(inp, changed, "NODE_CHECK")
+    return checked
 
 
 @workflow.defn(name="ClusterDeleteWorkflow")

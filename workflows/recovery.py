@@ -32,7 +32,7 @@ with workflow.unsafe.imports_passed_through():
         expand_params,
     )
     from domain.health_policy import RebootType
-    from domain.nodes import NodeState, NodeStatus
+    from domain.nodes import MARKED_UNHEALTHY, NodeState, NodeStatus
     from domain.projection import ChangeSet
     from domain.recovery import RebootRequest, RebuildRequest
     from domain.servers import ServerInfo
@@ -41,7 +41,9 @@ with workflow.unsafe.imports_passed_through():
         CLOUD_RETRY,
         POLL_RETRY,
         SERVER_WAIT,
+        NodesOperationInput,
         NodesOperationResult,
+        check_nodes,
         finished,
         node_snapshot,
         server_request,
@@ -95,6 +97,8 @@ class ClusterRecoverInput(BaseModel):
     node_delete_timeout: int = 20
     node_force_recreate: bool = False
     concurrency: int = 1
+    #: Check `nodes` first; recover only those found unhealthy or marked unhealthy.
+    check: bool = False
 
 
 @workflow.defn(name="ClusterRecoverWorkflow")
@@ -131,12 +135,40 @@ class ClusterRecoverWorkflow:
                     ),
                 )
 
+        checked = await self._checked(inp) if inp.check else inp.nodes
+        failed = [n for n in checked if not inp.check or needs_recovery(n)]
         workflow.set_current_details(
-            f"Recovering {len(inp.nodes)} node(s) of **{inp.cluster_name}**, "
+            f"Recovering {len(failed)} node(s) of **{inp.cluster_name}**, "
             f"{inp.concurrency} at a time"
         )
-        nodes = list(await asyncio.gather(*(one(n) for n in inp.nodes)))
-        return finished(NodesOperationResult(nodes=nodes, error=summarize_errors(nodes, "recover")))
+        recovered = {n.node_id: n for n in await asyncio.gather(*(one(n) for n in failed))}
+        nodes = [recovered.get(n.node_id, n) for n in checked]
+        return finished(
+            NodesOperationResult(
+                nodes=nodes, error=summarize_errors(list(recovered.values()), "recover")
+            )
+        )
+
+    @staticmethod
+    async def _checked(inp: ClusterRecoverInput) -> list[NodeState]:
+        workflow.set_current_details(
+            f"Checking {len(inp.nodes)} node(s) of **{inp.cluster_name}** before recovering"
+        )
+        return await check_nodes(
+            NodesOperationInput(
+                project_id=inp.project_id,
+                cluster_id=inp.cluster_id,
+                cluster_name=inp.cluster_name,
+                action_id=inp.action_id,
+                profile=inp.profile,
+                nodes=inp.nodes,
+            )
+        )
+
+
+def needs_recovery(checked: NodeState) -> bool:
+    """After a check: the cloud says the node is unhealthy, or someone marked it so."""
+    return checked.status != NodeStatus.ACTIVE or bool(checked.data.get(MARKED_UNHEALTHY))
 
 
 @workflow.defn(name="NodeRecoveryWorkflow")

@@ -125,10 +125,14 @@ class PolicyDetachBody(StrictModel):
 
 
 class RecoverBody(StrictModel):
-    """`recover {operation?, operation_params?}`: REBOOT|REBUILD|RECREATE, any case."""
+    """`recover {operation?, operation_params?, check?, check_capacity?}`: operation is
+    REBOOT|REBUILD|RECREATE, any case; `check` refreshes the nodes' status from the cloud
+    first and recovers only the unhealthy; `check_capacity: true` is refused (400)."""
 
     operation: str | None = Field(None, min_length=1, max_length=32)
     operation_params: dict[str, str] = Field(default_factory=dict, max_length=4)
+    check: bool | None = None
+    check_capacity: bool | None = None
 
 
 class LifecycleBody(StrictModel):

@@ -182,3 +182,19 @@ async def test_operations_the_cluster_rejects_answer_the_documented_errors(
     grown = await act(api, cluster_id, {"scale_out": {"count": 1}})
     assert (await action_done(api, action_id_of(grown)))["status"] == "SUCCEEDED"
     assert len(await nodes_of(api, cluster_id)) == 1
+
+
+async def test_recover_takes_senlins_check_flags(running_warden: InProcessWarden) -> None:
+    """What `openstack cluster recover [--check true]` and `openstack cluster node recover
+    --check true` send; `check_capacity` is refused with what to do instead."""
+    api = running_warden.api
+    cluster_id = await hooked_cluster(api, size=1)
+    for body in ({"recover": {"check": False}}, {"recover": {"check": True}}):
+        accepted = await act(api, cluster_id, body)
+        assert (await action_done(api, action_id_of(accepted)))["status"] == "SUCCEEDED"
+    [node] = await nodes_of(api, cluster_id)
+    one = await api.post(f"/v1/nodes/{node['id']}/actions", json={"recover": {"check": True}})
+    assert (await action_done(api, action_id_of(one)))["status"] == "SUCCEEDED"
+    refused = await act(api, cluster_id, {"recover": {"check_capacity": True}})
+    assert_error(refused, 400, "check_capacity: not supported")
+    assert_error(await act(api, cluster_id, {"recover": {"check": "maybe"}}), 400, "check")

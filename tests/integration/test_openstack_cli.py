@@ -12,11 +12,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
 from tests.integration.conftest import Warden
 from tests.support.processes import PYTHON
+from tests.support.simcloud_server import SimControl
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -103,7 +105,9 @@ async def test_openstack_stack_create_mark_unhealthy_and_show(cli: OpenStackCLI)
     assert name in [s["Stack Name"] for s in listed]
 
 
-async def test_openstack_cluster_profile_create_and_scale_in(cli: OpenStackCLI) -> None:
+async def test_openstack_cluster_profile_create_and_scale_in(
+    cli: OpenStackCLI, warden: Warden
+) -> None:
     suffix = uuid.uuid4().hex[:8]
     profile, cluster = f"cli-profile-{suffix}", f"cli-cluster-{suffix}"
     spec = str(EXAMPLES / "server-profile.yaml")
@@ -139,3 +143,18 @@ async def test_openstack_cluster_profile_create_and_scale_in(cli: OpenStackCLI) 
         "cluster", "node", "list", "--filters", f"cluster_id={cluster_id}", "--full-id"
     )
     assert [n["profile_name"] for n in nodes] == [f"{profile}-v2"], nodes
+
+    # `cluster recover` as the CLI sends it ({"check": false}): nothing is known to have
+    # failed, so nothing changes. With --check, the cloud is asked first and the server
+    # that failed behind the cluster's back is replaced (Senlin's default, RECREATE).
+    await cli.ok("cluster", "recover", "--wait", cluster)
+    [same] = await cli.json("cluster", "node", "list", "--filters", f"cluster_id={cluster_id}")
+    assert same["physical_id"] == nodes[0]["physical_id"][:8], same
+    async with httpx.AsyncClient(base_url=warden.simcloud_url) as sim:
+        await SimControl(sim).fault(nodes[0]["physical_id"], "error", cured_by=["RECREATE"])
+    await cli.ok("cluster", "recover", "--check", "true", "--wait", cluster)
+    [healed] = await cli.json(
+        "cluster", "node", "list", "--filters", f"cluster_id={cluster_id}", "--full-id"
+    )
+    assert healed["status"] == "ACTIVE", healed
+    assert healed["physical_id"] != nodes[0]["physical_id"], healed

@@ -13,6 +13,7 @@ from domain.clusters import (
     AttachedPolicy,
     ClusterOperationRequest,
     LockClusterRequest,
+    MarkNodeRequest,
     PolicyAttachRequest,
     PolicyDetachRequest,
 )
@@ -208,3 +209,59 @@ async def test_unconfirmed_fence_fails_recreate_unless_forced(harness: Harness) 
     assert forced.status == "ACTIVE" and forced.physical_id != first.physical_id
     reasons = [e.status_reason for e in harness.rows(EventRecord, obj_id=first.id)]
     assert any("node_force_recreate" in r for r in reasons)
+
+
+async def test_check_first_recovers_only_nodes_the_cloud_or_a_mark_calls_unhealthy(
+    harness: Harness,
+) -> None:
+    """Senlin's `recover {check: true}`: every node's server is looked at first. A server
+    that failed behind the cluster's back is found and recovered, a marked node is
+    recovered though its server looks fine, and a healthy node is left alone."""
+    handle, cluster_id = await harness.create(desired=3)
+    failed, marked, fine = sorted(
+        harness.rows(NodeRecord, cluster_id=cluster_id), key=lambda n: n.name
+    )
+    harness.cloud._set(failed.physical_id or "", "ERROR")
+    await harness.update(
+        handle,
+        "mark_unhealthy",
+        MarkNodeRequest(node_id=marked.id, mark_unhealthy=True, status_reason="app wedged"),
+    )
+    [before] = harness.rows(NodeRecord, id=failed.id)
+    assert before.status == "ACTIVE"  # the cluster has not seen the failure yet
+
+    action = await harness.action_ends(
+        await recover(harness, handle, operation="REBOOT", check=True)
+    )
+
+    assert action.status == "SUCCEEDED", action.status_reason
+    rebooted = {pid for kind, pid in harness.cloud.calls if kind == "reboot"}
+    assert rebooted == {failed.physical_id, marked.physical_id}
+    after = {n.id: n for n in harness.rows(NodeRecord, cluster_id=cluster_id)}
+    assert [after[n.id].status for n in (failed, marked, fine)] == ["ACTIVE"] * 3
+    checks = [e for e in harness.rows(EventRecord, obj_id=failed.id) if e.action == "NODE_CHECK"]
+    assert [e.status_reason for e in checks] == ["Server status is ERROR"]
+    assert {e.action for e in harness.rows(EventRecord, obj_id=fine.id)} == {"NODE_CREATE"}
+
+
+async def test_without_check_a_failure_the_cluster_has_not_seen_is_not_recovered(
+    harness: Harness,
+) -> None:
+    handle, cluster_id = await harness.create(desired=2)
+    node = await break_node(harness, cluster_id)
+    action = await harness.action_ends(await recover(harness, handle, operation="REBOOT"))
+    assert action.status == "SUCCEEDED"
+    assert harness.cloud.calls == []
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.status == "ACTIVE"  # still its last known status
+
+
+async def test_check_capacity_is_refused_with_what_to_do_instead(harness: Harness) -> None:
+    handle, _ = await harness.create(desired=1)
+    with pytest.raises(WorkflowUpdateFailedError) as failed:
+        await harness.update(
+            handle, "recover", ClusterOperationRequest(params={"check_capacity": True})
+        )
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError) and cause.type == "InvalidRequest"
+    assert "resize it to that capacity" in str(cause)
