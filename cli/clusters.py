@@ -19,6 +19,13 @@ Operation = Annotated[
     str | None, typer.Option(help="REBOOT, REBUILD or RECREATE (default: the policy's list).")
 ]
 RebootType = Annotated[str | None, typer.Option("--type", help="REBOOT type: SOFT or HARD.")]
+CheckFirst = Annotated[
+    bool,
+    typer.Option(
+        "--check",
+        help="Ask the cloud first; recover only the nodes it reports unhealthy (or marked).",
+    ),
+]
 
 CLUSTER_FIELDS = [
     "id", "name", "status", "status_reason", "desired_capacity", "min_size", "max_size",
@@ -264,8 +271,10 @@ def check(
     _act(ctx, cluster, {"check": {}}, fmt, wait=wait)
 
 
-def recover_body(operation: str | None, reboot_type: str | None) -> dict[str, Any]:
-    body: dict[str, Any] = {}
+def recover_body(
+    operation: str | None, reboot_type: str | None, check: bool = False
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"check": True} if check else {}
     if operation:
         body["operation"] = operation
     if reboot_type:
@@ -279,10 +288,11 @@ def recover(
     cluster: Cluster,
     operation: Operation = None,
     reboot_type: RebootType = None,
+    check: CheckFirst = False,
     wait: WaitOpt = False,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT_S,
     fmt: FormatOpt = None,
 ) -> None:
-    """Recover the nodes in ERROR or WARNING."""
-    body = recover_body(operation, reboot_type)
+    """Recover the nodes in ERROR or WARNING (with --check: those the cloud finds unhealthy)."""
+    body = recover_body(operation, reboot_type, check)
     _act(ctx, cluster, body, fmt, wait=wait, timeout=timeout)

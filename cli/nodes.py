@@ -7,7 +7,14 @@ from typing import Annotated
 import typer
 
 from cli.actions import DEFAULT_TIMEOUT_S, finish
-from cli.clusters import NODE_COLUMNS, Operation, Reason, RebootType, recover_body
+from cli.clusters import (
+    NODE_COLUMNS,
+    CheckFirst,
+    Operation,
+    Reason,
+    RebootType,
+    recover_body,
+)
 from cli.context import FormatOpt, TimeoutOpt, WaitOpt, session
 
 node_app = typer.Typer(help="Nodes: the members of clusters.")
@@ -67,12 +74,13 @@ def recover_node(
     node: Node,
     operation: Operation = None,
     reboot_type: RebootType = None,
+    check: CheckFirst = False,
     wait: WaitOpt = False,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT_S,
     fmt: FormatOpt = None,
 ) -> None:
-    """Recover one node."""
+    """Recover one node (with --check: only if the cloud finds it unhealthy, or it is marked)."""
     client, out = session(ctx, fmt)
-    body = recover_body(operation, reboot_type)
+    body = recover_body(operation, reboot_type, check)
     accepted = client.post(f"/v1/nodes/{node}/actions", body).json()
     finish(client, out, accepted["action"], what=f"Recover {node}", wait=wait, timeout=timeout)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
@@ -19,6 +20,7 @@ from tests.integration.conftest import Warden
 from tests.integration.test_platform import sim_servers
 from tests.support.eventually import eventually
 from tests.support.processes import PYTHON, Proc, free_port, wait_http
+from tests.support.simcloud_server import SimControl
 
 pytestmark = pytest.mark.integration
 
@@ -126,6 +128,17 @@ async def test_quickstart_scale_in_waits_for_the_example_consumer(
     log = (tmp_path / "consumer.log").read_text()
     assert log.count("complete_lifecycle for token") == 2, log
 
+    # The last server fails with no health policy watching: `recover --check` finds it.
+    [last] = await cli.json("node", "list", "--cluster", left["id"])
+    async with httpx.AsyncClient(base_url=warden.simcloud_url) as sim:
+        await SimControl(sim).fault(last["physical_id"], "error", cured_by=["REBOOT"])
+    healed = await cli.run(
+        "cluster", "recover", cluster, "--check", "--operation", "REBOOT", "--wait"
+    )
+    assert "SUCCEEDED" in healed.stdout, healed.stdout
+    [after] = await cli.json("node", "list", "--cluster", left["id"])
+    assert (after["status"], after["physical_id"]) == ("ACTIVE", last["physical_id"]), after
+    assert (await sim_servers(warden))[last["physical_id"]] == "ACTIVE"  # rebooted: cured
     await cli.run("cluster", "delete", cluster, "--wait")
 
 
