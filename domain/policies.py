@@ -48,6 +48,11 @@ _VERSIONS: dict[PolicyType, str] = {
 }
 
 
+def policy_type_models() -> list[tuple[str, str, type[PolicyProperties]]]:
+    """Each policy type Warden runs: its name, the spec version it accepts, its model."""
+    return [(str(t), _VERSIONS[t], model) for t, model in _MODELS.items()]
+
+
 class ParsedPolicy(SpecModel):
     """A validated policy spec."""
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import httpx
 import pytest
 
@@ -131,3 +133,63 @@ async def test_events_accept_senlin_filter_names(api: httpx.AsyncClient) -> None
     assert response.status_code == 200 and response.json() == {"events": []}
     listed = await api.get("/cluster/v1/actions", params={"cluster_id": "x"})
     assert listed.status_code == 200 and listed.json() == {"actions": []}
+
+
+LATEST = {"OpenStack-API-Version": "clustering 1.14"}
+
+
+async def test_profile_and_policy_types_list_as_the_microversion_says(
+    api: httpx.AsyncClient,
+) -> None:
+    old = (await api.get("/cluster/v1/profile-types")).json()["profile_types"]
+    assert old == [{"name": "os.nova.server-1.0"}]
+    [server] = (await api.get("/cluster/v1/profile-types", headers=LATEST)).json()["profile_types"]
+    assert (server["name"], server["version"]) == ("os.nova.server", "1.0")
+    assert server["support_status"]["1.0"][0]["status"] == "SUPPORTED"
+    policies = (await api.get("/cluster/v1/policy-types", headers=LATEST)).json()
+    assert {(p["name"], p["version"]) for p in policies["policy_types"]} == {
+        ("senlin.policy.deletion", "1.1"),
+        ("senlin.policy.health", "1.1"),
+        ("senlin.policy.batch", "1.0"),
+    }
+
+
+async def test_a_type_shows_the_schema_its_specs_are_checked_against(
+    api: httpx.AsyncClient,
+) -> None:
+    shown = await api.get("/cluster/v1/policy-types/senlin.policy.deletion-1.1", headers=LATEST)
+    assert shown.status_code == 200, shown.text
+    policy_type = shown.json()["policy_type"]
+    assert policy_type["name"] == "senlin.policy.deletion-1.1"
+    criteria = policy_type["schema"]["criteria"]
+    assert criteria["constraints"][0]["constraint"] == [
+        "RANDOM",
+        "OLDEST_FIRST",
+        "OLDEST_PROFILE_FIRST",
+        "YOUNGEST_FIRST",
+    ]
+    # What the schema allows, a spec may use: a criteria outside it is a 400.
+    bad = {"type": "senlin.policy.deletion", "version": "1.1", "properties": {"criteria": "X"}}
+    refused = await api.post("/v1/policies", json={"policy": {"name": "p", "spec": bad}})
+    assert_error(refused, 400, "criteria")
+
+    server = (await api.get("/v1/profile-types/os.nova.server-1.0")).json()["profile_type"]
+    assert {k: v["required"] for k, v in server["schema"].items()} == {
+        "flavor": True,
+        "image": True,
+        "name": False,
+        "metadata": False,
+    }
+    assert "support_status" not in server  # before microversion 1.5, as Senlin
+    assert_error(
+        await api.get("/v1/policy-types/senlin.policy.scaling-1.0"),
+        404,
+        "The policy_type 'senlin.policy.scaling-1.0' could not be found.",
+    )
+
+
+async def test_build_info_names_the_api_and_warden_revisions(api: httpx.AsyncClient) -> None:
+    info = (await api.get("/cluster/v1/build-info")).json()["build_info"]
+    assert info["api"] == {"revision": "1.0"}
+    assert info["engine"]["revision"] == importlib.metadata.version("warden")
+    assert (await api.get("/v1/build-info", headers={"X-Auth-Token": "nope"})).status_code == 401

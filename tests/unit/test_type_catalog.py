@@ -1,0 +1,106 @@
+"""The types Senlin's type API lists, and their schemas in Senlin's format."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, Field
+
+from domain.errors import InvalidRequest, NotFound
+from domain.policies import PolicyType, parse_policy_spec
+from domain.type_catalog import POLICY_TYPES, PROFILE_TYPES, SpecType, find_type, senlin_schema
+
+
+def _refusal(spec: Mapping[str, object]) -> str:
+    """Why `parse_policy_spec` refuses `spec` ("" when it accepts it)."""
+    try:
+        parse_policy_spec(spec)
+    except InvalidRequest as err:
+        return str(err)
+    return ""
+
+
+def test_every_policy_type_warden_parses_is_listed_at_the_version_it_accepts() -> None:
+    assert {t.name for t in POLICY_TYPES} == {str(t) for t in PolicyType}
+    for spec_type in POLICY_TYPES:
+        spec = {"type": spec_type.name, "version": "9.9", "properties": {}}
+        assert "spec.version" in _refusal(spec)
+        # A bare health spec is refused for its missing detection, not for its version.
+        assert "spec.version" not in _refusal(spec | {"version": spec_type.version})
+
+
+@pytest.mark.parametrize("spec_type", [*PROFILE_TYPES, *POLICY_TYPES], ids=lambda t: t.name)
+def test_the_schema_names_every_property_the_model_accepts(spec_type: SpecType) -> None:
+    schema = spec_type.shown(versioned=True)["schema"]
+    assert set(schema) == set(spec_type.properties.model_fields)
+    assert all(
+        p["type"] in {"String", "Integer", "Number", "Boolean", "Map", "List"}
+        for p in schema.values()
+    )
+
+
+class Inner(BaseModel):
+    """Where to go."""
+
+    url: str = Field(max_length=10)
+
+
+class Choice(BaseModel):
+    type: Literal["A"] = "A"
+    options: Inner
+
+
+class Other(BaseModel):
+    type: Literal["B"] = "B"
+    options: dict[str, int] = Field(default_factory=dict)
+
+
+class Sample(BaseModel):
+    name: str
+    size: int = Field(3, ge=1, le=9, description="How many")
+    mode: Literal["x", "y"] = "x"
+    note: str | None = None
+    inner: Inner | None = None
+    items: list[Inner] = Field(default_factory=list)
+    choices: list[Choice | Other] = Field(default_factory=list)
+
+
+def test_pydantic_fields_become_senlin_properties() -> None:
+    schema = senlin_schema(Sample)
+    assert schema["name"] == {"type": "String", "required": True, "updatable": False}
+    assert schema["size"] == {
+        "type": "Integer",
+        "required": False,
+        "updatable": False,
+        "description": "How many (1 to 9)",
+        "default": 3,
+    }
+    assert schema["mode"]["constraints"] == [{"type": "AllowedValues", "constraint": ["x", "y"]}]
+    assert schema["note"] == {"type": "String", "required": False, "updatable": False}
+    assert schema["inner"]["type"] == "Map"
+    assert schema["inner"]["description"] == "Where to go."
+    assert schema["inner"]["schema"]["url"]["required"] is True
+    assert schema["items"]["schema"]["*"]["schema"]["url"]["type"] == "String"
+    merged = schema["choices"]["schema"]["*"]["schema"]
+    assert merged["type"]["constraints"][0]["constraint"] == ["A", "B"]
+
+
+def test_a_type_is_found_by_its_versioned_or_bare_name() -> None:
+    assert find_type(PROFILE_TYPES, "os.nova.server-1.0", "profile_type").version == "1.0"
+    assert find_type(PROFILE_TYPES, "os.nova.server", "profile_type").name == "os.nova.server"
+    with pytest.raises(NotFound, match=r"The profile_type 'os.heat.stack-1.0' could not be found"):
+        find_type(PROFILE_TYPES, "os.heat.stack-1.0", "profile_type")
+    with pytest.raises(NotFound):
+        find_type(PROFILE_TYPES, "os.nova.server-1.2", "profile_type")
+
+
+def test_lists_before_and_from_microversion_1_5() -> None:
+    [server] = PROFILE_TYPES
+    assert server.listed(versioned=False) == {"name": "os.nova.server-1.0"}
+    assert server.listed(versioned=True) == {
+        "name": "os.nova.server",
+        "version": "1.0",
+        "support_status": {"1.0": [{"status": "SUPPORTED", "since": "2016.04"}]},
+    }
