@@ -28,6 +28,7 @@ from api.routers import (
     stack_lookup,
     stack_resources,
     stacks,
+    unsupported,
     whoami,
 )
 from api.routers import health as health_routes
@@ -112,6 +113,7 @@ _ROUTERS = (
     stack_lookup.name_router,
     heat_info.router,
     whoami.router,
+    unsupported.router,  # last: only paths no route above serves
 )
 
 
