@@ -26,7 +26,7 @@ SERVICE_TYPE = "clustering"
 
 _RESOURCE_PATH = re.compile(
     r"^/v1/(clusters|nodes|profiles|policies|actions|events|profile-types|policy-types"
-    r"|build-info|receivers|webhooks)(/|$)"
+    r"|build-info|receivers|webhooks|services)(/|$)"
 )
 _V1_DOCUMENT_PATH = re.compile(rf"^{CLUSTERING_PREFIX}/v1/?$")
 _VERSION = re.compile(r"^([1-9]\d*)\.([1-9]\d*|0)$")

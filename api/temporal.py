@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import (
     Client,
     WorkflowUpdateFailedError,
@@ -18,6 +21,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from config import Settings
+from domain.engine_services import Poller
 from domain.errors import NotFound, TemporalUnavailable, WardenError, error_from_type
 from healthcheck import HealthManager
 from workflows.operation import ActionRequest, Operation
@@ -136,6 +140,35 @@ class TemporalGateway:
         except (TimeoutError, RPCError, WardenError) as err:
             return {"available": False, "reason": str(err) or type(err).__name__}
         return {"available": True, **view.model_dump(mode="json")}
+
+    async def pollers(self) -> list[Poller]:
+        """The workers polling Warden's task queue for each kind of task, as Temporal
+        last saw them."""
+        client = await self.client()
+        kinds = {
+            "workflow": TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+            "activity": TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+        }
+        found: list[Poller] = []
+        for kind, queue_type in kinds.items():
+            request = DescribeTaskQueueRequest(
+                namespace=client.namespace,
+                task_queue=TaskQueue(name=self.settings.task_queue),
+                task_queue_type=queue_type,
+            )
+            answer = await self.call(
+                client.workflow_service.describe_task_queue(request, timeout=self.rpc_timeout),
+                subject=f"Task queue {self.settings.task_queue}",
+            )
+            found += [
+                Poller(
+                    identity=p.identity,
+                    last_access=p.last_access_time.ToDatetime(tzinfo=UTC),
+                    kind=kind,
+                )
+                for p in answer.pollers
+            ]
+        return found
 
     async def ping(self) -> None:
         """Record whether Temporal answers (run periodically, not per request)."""

@@ -169,6 +169,25 @@ async def test_auth_rules_over_http(warden: Warden) -> None:
         assert (await anonymous.get("/v1/clusters")).status_code == 401
 
 
+async def test_the_service_lists_show_the_live_worker(warden: Warden) -> None:
+    """`openstack orchestration service list` and `cluster service list`: the worker is
+    up, seen by Temporal polling for both kinds of task; only an admin may look."""
+    async with warden.client() as admin:
+        heat = await admin.get("/v1/demo/services")
+        senlin = await admin.get("/cluster/v1/services")
+    assert heat.status_code == senlin.status_code == 200, heat.text + senlin.text
+    # Up: this stack's worker (and any a fault test restarted in the last 150 s).
+    engines = {s["id"]: s for s in heat.json()["services"] if s["status"] == "up"}
+    assert engines and all(
+        e["binary"] == "warden-worker" and "@" in e["host"] for e in engines.values()
+    )
+    clustering = {s["id"]: s for s in senlin.json()["services"] if s["state"] == "up"}
+    assert clustering.keys() == engines.keys()
+    assert all(clustering[i]["host"] == engines[i]["hostname"] for i in engines)
+    async with warden.client("it-reader") as reader:
+        assert (await reader.get("/v1/services")).status_code == 403
+
+
 async def test_app_locks_a_cluster_by_signalling_temporal_directly(warden: Warden) -> None:
     async with warden.client() as api:
         cluster_id, location = await create_cluster(api, "it-signal", 1)
