@@ -5,6 +5,7 @@ from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from store.policies import PolicyRecord
 from store.profiles import ProfileRecord
+from store.receivers import ReceiverRecord
 from store.stacks import StackRecord, StackResourceRecord
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "NodeRecord",
     "PolicyRecord",
     "ProfileRecord",
+    "ReceiverRecord",
     "StackRecord",
     "StackResourceRecord",
 ]

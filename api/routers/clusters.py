@@ -66,7 +66,7 @@ router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)
 
 _NodesOperation = Operation[ClusterState, ClusterOperationRequest, OperationAccepted]
 #: Senlin's cluster action keys whose body is plain parameters, and their operation.
-_CLUSTER_ACTIONS: dict[str, _NodesOperation] = {
+CLUSTER_ACTIONS: dict[str, _NodesOperation] = {
     "check": Ops.check,
     "recover": Ops.recover,
     "unlock": Ops.unlock,
@@ -244,7 +244,7 @@ async def cluster_action_route(
         request = ClusterOperationRequest(
             action_id=new_action_id(), params=params.model_dump(exclude_none=True)
         )
-        accepted = await send_cluster_update(temporal, record, _CLUSTER_ACTIONS[name], request)
+        accepted = await send_cluster_update(temporal, record, CLUSTER_ACTIONS[name], request)
     return _accepted(http_request, response, accepted.action_id)
 
 

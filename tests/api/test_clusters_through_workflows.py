@@ -198,3 +198,46 @@ async def test_recover_takes_senlins_check_flags(running_warden: InProcessWarden
     refused = await act(api, cluster_id, {"recover": {"check_capacity": True}})
     assert_error(refused, 400, "check_capacity: not supported")
     assert_error(await act(api, cluster_id, {"recover": {"check": "maybe"}}), 400, "check")
+
+
+async def test_a_webhook_receiver_scales_the_cluster_when_its_url_is_called(
+    running_warden: InProcessWarden,
+) -> None:
+    """Senlin's receiver: the alarm URL needs no token, ignores the alarm's own fields,
+    and a locked cluster refuses it like any scaling signal."""
+    api = running_warden.api
+    cluster_id = await hooked_cluster(api, size=0)
+    body = {
+        "name": "grow",
+        "cluster_id": "web",
+        "action": "CLUSTER_SCALE_OUT",
+        "params": {"count": 1},
+    }
+    created = await api.post("/v1/receivers", json={"receiver": body})
+    assert created.status_code == 201, created.text
+    receiver = created.json()["receiver"]
+    url = httpx.URL(receiver["channel"]["alarm_url"])
+    assert url.path == f"/v1/webhooks/{receiver['id']}/trigger" and url.params["count"] == "1"
+    assert (await api.get("/v1/receivers/grow")).json()["receiver"]["id"] == receiver["id"]
+
+    alarm = {"alarm_name": "cpu high", "current": "alarm", "previous": "ok"}
+    fired = await api.post(url.path, json=alarm, headers={"X-Auth-Token": ""})
+    assert (await action_done(api, action_id_of(fired)))["status"] == "SUCCEEDED"
+    assert len(await nodes_of(api, cluster_id)) == 1
+    twice = await api.post(url.path, json={"params": {"count": "2"}}, headers={"X-Auth-Token": ""})
+    assert (await action_done(api, action_id_of(twice)))["status"] == "SUCCEEDED"
+    assert len(await nodes_of(api, cluster_id)) == 3
+
+    locked = await act(api, cluster_id, {"lock": {"reason": "patching"}})
+    assert (await action_done(api, action_id_of(locked)))["status"] == "SUCCEEDED"
+    assert_error(await api.post(url.path, headers={"X-Auth-Token": ""}), 409, "locked")
+    assert_error(
+        await api.post(url.path, json={"count": "many"}, headers={"X-Auth-Token": ""}), 400, "count"
+    )
+
+    assert (await api.delete(f"/v1/receivers/{receiver['id']}")).status_code == 204
+    assert_error(await api.post(url.path, headers={"X-Auth-Token": ""}), 404, "webhook")
+    unknown = {**body, "cluster_id": "nope"}
+    assert_error(await api.post("/v1/receivers", json={"receiver": unknown}), 404, "nope")
+    message = {**body, "type": "message"}
+    assert_error(await api.post("/v1/receivers", json={"receiver": message}), 400, "message")

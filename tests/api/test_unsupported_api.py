@@ -29,7 +29,7 @@ async def test_senlin_paths_below_the_clustering_prefix_say_so_too(
     api: httpx.AsyncClient,
 ) -> None:
     for method, path, feature in (
-        ("GET", "/cluster/v1/receivers", "Receiver"),
+        ("POST", "/cluster/v1/receivers/r1/notify", "Message Receiver"),
         ("POST", "/cluster/v1/clusters/web/ops", "Cluster Operation"),
         ("GET", "/cluster/v1/clusters/web/attrs/details.addresses", "Cluster Collect"),
     ):
@@ -37,5 +37,5 @@ async def test_senlin_paths_below_the_clustering_prefix_say_so_too(
 
 
 async def test_the_answer_still_needs_a_token(api: httpx.AsyncClient) -> None:
-    response = await api.get("/v1/receivers", headers={"X-Auth-Token": "nope"})
+    response = await api.post("/v1/clusters/c1/ops", headers={"X-Auth-Token": "nope"})
     assert response.status_code == 401

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from tests.integration.conftest import Warden
+from tests.support.eventually import eventually
 from tests.support.processes import PYTHON
 from tests.support.simcloud_server import SimControl
 
@@ -170,3 +171,33 @@ async def test_openstack_cluster_type_and_build_info_commands(cli: OpenStackCLI)
     assert "hooks" in shown["schema"] and shown["support_status"], shown
     info = await cli.ok("cluster", "build", "info")
     assert "revision" in info, info
+
+
+async def test_openstack_cluster_receiver_grows_a_cluster_through_its_alarm_url(
+    cli: OpenStackCLI,
+) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    profile, cluster = f"rcv-profile-{suffix}", f"rcv-cluster-{suffix}"
+    spec = str(EXAMPLES / "server-profile.yaml")
+    await cli.ok("cluster", "profile", "create", "--spec-file", spec, profile)
+    await cli.ok(
+        "cluster", "create", "--profile", profile, "--desired-capacity", "0", "--wait", cluster
+    )
+    receiver = await cli.json(
+        "cluster", "receiver", "create", "--type", "webhook", "--cluster", cluster,
+        "--action", "CLUSTER_SCALE_OUT", "--params", "count=2", f"grow-{suffix}",
+    )  # fmt: skip
+    channel = receiver["channel"]  # the CLI prints it as a JSON string
+    alarm_url = (json.loads(channel) if isinstance(channel, str) else channel)["alarm_url"]
+    listed = await cli.json("cluster", "receiver", "list")
+    assert f"grow-{suffix}" in [r["name"] for r in listed]
+    async with httpx.AsyncClient() as anyone:  # what an alarm service sends: no token
+        fired = await anyone.post(alarm_url, json={"alarm_name": "cpu high", "current": "alarm"})
+    assert fired.status_code == 202, fired.text
+
+    async def grown() -> dict[str, Any] | None:
+        shown: dict[str, Any] = await cli.json("cluster", "show", cluster)
+        return shown if shown["desired_capacity"] == 2 and shown["status"] == "ACTIVE" else None
+
+    await eventually(grown, timeout=90, what=f"{cluster} grown to 2 by its receiver")
+    await cli.ok("cluster", "receiver", "delete", "--force", f"grow-{suffix}")
