@@ -188,10 +188,17 @@ async def test_record_histories(harness: Harness) -> None:
         params={"nodes": [node.id]}
     ))  # fmt: skip
     await harness.action_ends(recovered.action_id)
+    # Senlin's recover {check: true}: every node checked first, only the failed one healed.
+    node = await break_node(harness, cluster_id)
+    checked = await harness.update(cluster, "recover", ClusterOperationRequest(
+        params={"check": True, "operation": "REBOOT"}
+    ))  # fmt: skip
+    await harness.action_ends(checked.action_id)
     await record_spine_paths(harness, cluster, node.id)
 
     ids = {*harness.started, *(a.workflow_id for a in harness.rows(ActionRecord) if a.workflow_id)}
     ids |= {f"health:{cluster_id}", f"node-recover:{node.id}:{recovered.action_id}"}
+    ids |= {f"node-recover:{node.id}:{checked.action_id}"}
     counts: dict[str, int] = {}
     for workflow_id in sorted(ids):
         wf = harness.env.client.get_workflow_handle(workflow_id)
