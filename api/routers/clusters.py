@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
+from pydantic import BaseModel
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
@@ -39,6 +40,7 @@ from api.schemas.clusters import (
     PolicyDetachBody,
 )
 from api.schemas.common import ERROR_RESPONSES
+from api.temporal import TemporalGateway
 from domain.clusters import (
     ClusterOperationRequest,
     ClusterState,
@@ -66,7 +68,7 @@ router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)
 
 _NodesOperation = Operation[ClusterState, ClusterOperationRequest, OperationAccepted]
 #: Senlin's cluster action keys whose body is plain parameters, and their operation.
-CLUSTER_ACTIONS: dict[str, _NodesOperation] = {
+_CLUSTER_ACTIONS: dict[str, _NodesOperation] = {
     "check": Ops.check,
     "recover": Ops.recover,
     "unlock": Ops.unlock,
@@ -241,10 +243,23 @@ async def cluster_action_route(
         detach = await detach_request(db, caller, params)
         accepted = await send_cluster_update(temporal, record, Ops.policy_detach, detach)
     else:
-        request = ClusterOperationRequest(
-            action_id=new_action_id(), params=params.model_dump(exclude_none=True)
-        )
-        accepted = await send_cluster_update(temporal, record, CLUSTER_ACTIONS[name], request)
+        return await run_cluster_action(temporal, record, name, params, http_request, response)
+    return _accepted(http_request, response, accepted.action_id)
+
+
+async def run_cluster_action(
+    temporal: TemporalGateway,
+    record: ClusterRecord,
+    name: str,
+    params: BaseModel,
+    http_request: Request,
+    response: Response,
+) -> ActionAccepted:
+    """One of `_CLUSTER_ACTIONS` with its checked parameters: 202 and `Location`."""
+    request = ClusterOperationRequest(
+        action_id=new_action_id(), params=params.model_dump(exclude_none=True)
+    )
+    accepted = await send_cluster_update(temporal, record, _CLUSTER_ACTIONS[name], request)
     return _accepted(http_request, response, accepted.action_id)
 
 

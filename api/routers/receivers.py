@@ -11,19 +11,19 @@ from fastapi import APIRouter, Body, Path, Request, Response, status
 from pydantic import ValidationError
 from sqlmodel import Session
 
-from api.auth import Caller, CallerDep, Role, WriterDep
-from api.clusters import find_cluster, new_action_id, send_cluster_update
+from api.auth import CallerDep, WriterDep
+from api.clusters import find_cluster
 from api.deps import DbDep, TemporalDep
-from api.routers.clusters import CLUSTER_ACTIONS, action_location
+from api.routers.clusters import run_cluster_action
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import ClusterActionRequest
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.receivers import ReceiverCreate, ReceiverEnvelope, ReceiverList, ReceiverPublic
 from api.urls import api_base
-from domain.clusters import ClusterOperationRequest
 from domain.errors import InvalidRequest, NotFound
 from domain.policies import describe_validation_error
 from domain.receivers import check_receiver, triggered_action
+from store.clusters import get_cluster
 from store.columns import now_utc
 from store.receivers import ReceiverRecord, get_receiver, get_webhook, list_receivers
 
@@ -116,22 +116,15 @@ async def trigger_webhook_route(
     if isinstance(given.get("params"), dict):
         given = given["params"]
     key, params = triggered_action(record.action, record.params, given)
-    owner = Caller(project_id=record.project_id, roles=frozenset({Role.MEMBER}))
-    try:
-        cluster = await find_cluster(db, owner, record.cluster_id)
-    except NotFound as err:
+    cluster = await db.run(get_cluster, record.project_id, record.cluster_id)
+    if cluster is None:
         raise InvalidRequest(
             f"The cluster '{record.cluster_id}' of receiver {record.name} no longer exists."
-        ) from err
+        )
     # The same checks as `POST /v1/clusters/{id}/actions` with this one action.
     try:
         parsed = ClusterActionRequest.model_validate({key: params})
     except ValidationError as err:
         raise InvalidRequest(describe_validation_error(err, "params")) from None
     _, checked = parsed.only_action()
-    operation = ClusterOperationRequest(
-        action_id=new_action_id(), params=checked.model_dump(exclude_none=True)
-    )
-    accepted = await send_cluster_update(temporal, cluster, CLUSTER_ACTIONS[key], operation)
-    response.headers["Location"] = action_location(request, accepted.action_id)
-    return ActionAccepted(action=accepted.action_id)
+    return await run_cluster_action(temporal, cluster, key, checked, request, response)
