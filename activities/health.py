@@ -34,9 +34,8 @@ from activities.cloud.compute import Server
 from activities.cloud.loadbalancer import Member
 from activities.cloud.session import CloudSession
 from activities.listings import DEFAULT_MAX_AGE_S, SharedListing
-from domain.errors import InvalidRequest, WardenError
-from domain.health import NodeProbe, ProbeRequest, ProbeResult, ProbeState, ProbeTarget
-from domain.health_policy import (
+from domain.cluster.health import NodeProbe, ProbeRequest, ProbeResult, ProbeState, ProbeTarget
+from domain.cluster.policies.health import (
     Detection,
     DetectionMode,
     DetectionType,
@@ -46,8 +45,9 @@ from domain.health_policy import (
     PollUrlOptions,
     RecoveryConditional,
 )
+from domain.cluster.recovery import in_transition
+from domain.errors import InvalidRequest, WardenError
 from domain.hook_urls import expand_poll_url, validate_hook_url
-from domain.recovery import in_transition
 
 #: Server statuses NODE_STATUS_POLLING counts as failed (SOFT_DELETED: Nova's trash).
 FAILED_STATUSES = frozenset({"ERROR", "SHUTOFF", "PAUSED", "SUSPENDED", "DELETED", "SOFT_DELETED"})

@@ -27,15 +27,15 @@ from temporalio.exceptions import ApplicationError
 
 from activities.cloud.session import CloudSession
 from activities.http_transport import AiohttpTransport
-from domain.errors import InvalidRequest, WardenError
-from domain.events import Event, EventLevel, node_event
-from domain.hook_urls import validate_hook_url
-from domain.lifecycle import (
+from domain.cluster.lifecycle import (
     SIGNATURE_HEADER,
     HookDelivery,
     HookDeliveryResult,
     HookType,
 )
+from domain.errors import InvalidRequest, WardenError
+from domain.events import Event, EventLevel, node_event
+from domain.hook_urls import validate_hook_url
 from domain.signatures import sign_body
 
 #: Header repeating the token, so a receiver can route before parsing the body.

@@ -24,9 +24,14 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.cloud.compute import ComputeClient, Server
+from domain.cluster.health import FenceRequest
+from domain.cluster.recovery import (
+    RebootRequest,
+    RebuildRequest,
+    effective_reboot_type,
+    in_transition,
+)
 from domain.errors import BackendConflict, BackendNotFound, WardenError
-from domain.health import FenceRequest
-from domain.recovery import RebootRequest, RebuildRequest, effective_reboot_type, in_transition
 
 #: Fencing polls the server with this backoff (seconds).
 FIRST_POLL_S = 0.25

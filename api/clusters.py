@@ -12,7 +12,9 @@ from api.auth import Caller
 from api.deps import Database
 from api.schemas.clusters import ClusterBody, ClusterUpdateBody, PolicyAttachBody, PolicyDetachBody
 from api.temporal import TemporalGateway
-from domain.clusters import (
+from domain.cluster.policies.health import HealthPolicyProperties
+from domain.cluster.policies.specs import ParsedPolicy, ensure_profile_supports, parse_policy_spec
+from domain.cluster.state import (
     AttachedPolicy,
     ClusterOperationRequest,
     ClusterSpec,
@@ -23,13 +25,11 @@ from domain.clusters import (
     validate_capacity,
 )
 from domain.errors import InvalidRequest, NotFound
-from domain.health_policy import HealthPolicyProperties
-from domain.policies import ParsedPolicy, ensure_profile_supports, parse_policy_spec
 from store.clusters import ClusterRecord, get_cluster
 from store.policies import PolicyRecord, get_policy
 from store.profiles import ProfileRecord, get_profile
 from workflows import ids
-from workflows.cluster_messages import CLUSTER_WORKFLOW, ClusterInput, ClusterOperations
+from workflows.cluster.messages import CLUSTER_WORKFLOW, ClusterInput, ClusterOperations
 from workflows.operation import ActionRequest, Operation
 from workflows.search_attributes import warden_attributes
 

@@ -10,8 +10,8 @@ from api.auth import Caller
 from api.deps import Database
 from api.temporal import TemporalGateway
 from domain.actions import ActionName, ActionStatus
+from domain.cluster.lifecycle import LifecycleNote
 from domain.errors import Conflict, NotFound
-from domain.lifecycle import LifecycleNote
 from store.actions import ActionRecord, get_action
 from store.clusters import ClusterRecord, get_cluster
 from workflows import ids

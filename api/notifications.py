@@ -13,7 +13,7 @@ from api.temporal import TemporalGateway
 from domain.errors import NotFound
 from store.clusters import NodeRecord, get_node_by_physical_id
 from workflows import ids
-from workflows.health_messages import LifecycleEvent
+from workflows.health.messages import LifecycleEvent
 
 #: The events LIFECYCLE_EVENTS detection reacts to (docs/api-contract.md §Health policy).
 LIFECYCLE_EVENT = re.compile(

@@ -12,23 +12,23 @@ from api.auth import Caller
 from api.deps import Database
 from api.schemas.stacks import HeatInputs, StackCreate
 from api.temporal import TemporalGateway
-from domain.environments import (
+from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.hot.environment import (
     expand_template,
     merge_environments,
     parse_environment,
     stack_parameters,
     template_data,
 )
-from domain.errors import Conflict, InvalidRequest, NotFound
-from domain.stack_requests import StackAccepted, StackOperationRequest
-from domain.stack_rules import ensure_supported, template_object
-from domain.stacks import StackSpec, StackState
-from domain.templates import load_template, resolve_parameters
+from domain.hot.template import load_template, resolve_parameters
+from domain.stack.requests import StackAccepted, StackOperationRequest
+from domain.stack.rules import ensure_supported, template_object
+from domain.stack.state import StackSpec, StackState
 from store.stacks import StackRecord, find_stacks_named, get_stack
 from workflows import ids
 from workflows.operation import ActionRequest, Operation
 from workflows.search_attributes import warden_attributes
-from workflows.stack_messages import STACK_WORKFLOW, StackInput, StackOperations
+from workflows.stack.messages import STACK_WORKFLOW, StackInput, StackOperations
 
 RequestT = TypeVar("RequestT", bound=ActionRequest)
 

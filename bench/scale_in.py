@@ -81,7 +81,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from bench.stack import BUSY_RETRIES, Stack, running_stack
 from simcloud.server import serve_in_thread
-from workflows.scale_in import START_WAVE
+from workflows.cluster.scale_in import START_WAVE
 from workflows.search_attributes import set_status, warden_attributes
 
 SIZES = (100, 1000)

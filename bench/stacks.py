@@ -69,7 +69,7 @@ from bench.stack import BENCH_PROJECT, Stack, running_stack
 from config.settings import Settings
 from domain.servers import ServerRequest
 from workflows import ids
-from workflows.resource_handlers.base import ResourceFailed, call_activity
+from workflows.stack.resources.base import ResourceFailed, call_activity
 
 LATENCY_MS = 200
 #: Creates of each independent size (the box's load makes 100 servers noisy).

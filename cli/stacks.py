@@ -11,7 +11,7 @@ from cli.client import ApiError, WardenClient
 from cli.context import FormatOpt, TimeoutOpt, WaitOpt, session
 from cli.output import Column, Output
 from cli.progress import wait_stack
-from domain.stacks import LockLevel
+from domain.stack.state import LockLevel
 
 stack_app = typer.Typer(help="Stacks: Heat templates run as durable workflows.")
 

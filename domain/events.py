@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from domain.nodes import NodeStatus
+from domain.cluster.nodes import NodeStatus
 
 
 class EventLevel(StrEnum):

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.actions import ActionChange
-from domain.clusters import ClusterState
+from domain.cluster.state import ClusterState
 from domain.events import Event
 
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from domain.deletion_policy import DeletionCriteria
-from domain.nodes import NodeState, NodeStatus
+from domain.cluster.nodes import NodeState, NodeStatus
+from domain.cluster.policies.deletion import DeletionCriteria
 
 #: Node statuses that make a node a victim before any healthy one.
 FAILED_STATUSES = frozenset({NodeStatus.ERROR, NodeStatus.WARNING})

@@ -33,7 +33,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 
-from domain.lifecycle import SIGNATURE_HEADER, LifecycleMessage
+from domain.cluster.lifecycle import SIGNATURE_HEADER, LifecycleMessage
 from domain.signatures import verify_signature
 
 logger = logging.getLogger(__name__)

@@ -16,15 +16,19 @@ from activities.nodes import NodeActivities
 from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
 from config import Settings
-from workflows.cluster_ops import ClusterCheckWorkflow, ClusterCreateWorkflow, ClusterDeleteWorkflow
-from workflows.cluster_update import ClusterUpdateWorkflow
-from workflows.clusters import ClusterWorkflow
-from workflows.health import HealthManagerWorkflow
-from workflows.node_deletion import NodeDeletionWorkflow
-from workflows.recovery import ClusterRecoverWorkflow, NodeRecoveryWorkflow
-from workflows.scale_in import ScaleInWorkflow
-from workflows.stack_ops import StackOperationWorkflow
-from workflows.stacks import StackWorkflow
+from workflows.cluster.node_deletion import NodeDeletionWorkflow
+from workflows.cluster.operations import (
+    ClusterCheckWorkflow,
+    ClusterCreateWorkflow,
+    ClusterDeleteWorkflow,
+)
+from workflows.cluster.recovery import ClusterRecoverWorkflow, NodeRecoveryWorkflow
+from workflows.cluster.scale_in import ScaleInWorkflow
+from workflows.cluster.update import ClusterUpdateWorkflow
+from workflows.cluster.workflow import ClusterWorkflow
+from workflows.health.manager import HealthManagerWorkflow
+from workflows.stack.operation import StackOperationWorkflow
+from workflows.stack.workflow import StackWorkflow
 
 WORKFLOWS: Sequence[type] = (
     ClusterWorkflow,

@@ -1,8 +1,8 @@
 """The entity-workflow spine shared by stacks and clusters (docs/ARCHITECTURE.md).
 
 An entity workflow owns one object's state and is its lock. Its operations are
-declared once, as `Operation`s (`workflows/stack_messages.py`,
-`workflows/cluster_messages.py`); from each, `update_handler` and `update_and_signal`
+declared once, as `Operation`s (`workflows/stack/messages.py`,
+`workflows/cluster/messages.py`); from each, `update_handler` and `update_and_signal`
 derive the Temporal update, the update's validator (the operation's domain rule, unless
 the request is a retry of an accepted action) and the signal twin (the same handler; a
 refusal is recorded as an event instead of raised, which would fail the workflow).

@@ -15,7 +15,7 @@ from domain.errors import NotFound
 from store.actions import get_action, list_actions
 from store.events import list_events
 from workflows import ids
-from workflows.lifecycle_messages import LifecycleView
+from workflows.cluster.lifecycle_messages import LifecycleView
 
 router = APIRouter(prefix="/v1", tags=["actions"], responses=ERROR_RESPONSES)
 

@@ -41,7 +41,8 @@ from api.schemas.clusters import (
 )
 from api.schemas.common import ERROR_RESPONSES
 from api.temporal import TemporalGateway
-from domain.clusters import (
+from domain.cluster.policies.specs import PolicyType
+from domain.cluster.state import (
     ClusterOperationRequest,
     ClusterState,
     LockClusterRequest,
@@ -49,7 +50,6 @@ from domain.clusters import (
     OperationAccepted,
 )
 from domain.errors import NotFound
-from domain.policies import PolicyType
 from store.clusters import (
     ClusterRecord,
     NodeRecord,
@@ -60,8 +60,8 @@ from store.clusters import (
 )
 from store.profiles import list_profiles
 from workflows import ids
-from workflows.cluster_messages import ClusterOperations as Ops
-from workflows.health_messages import HealthSummary
+from workflows.cluster.messages import ClusterOperations as Ops
+from workflows.health.messages import HealthSummary
 from workflows.operation import Operation
 
 router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)

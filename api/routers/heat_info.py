@@ -13,13 +13,13 @@ from api.schemas.common import ERROR_RESPONSES
 from api.schemas.stacks import HeatInputs, TemplateField
 from api.stacks import heat_environment
 from api.urls import api_base
-from domain.environments import expand_template, template_data
 from domain.errors import InvalidRequest
-from domain.resource_type_docs import generated_template, known_type, resource_schema
-from domain.resource_types import RESOURCE_TYPES
-from domain.stack_rules import ensure_supported
-from domain.template_versions import template_functions, template_versions
-from domain.templates import load_template
+from domain.hot.environment import expand_template, template_data
+from domain.hot.template import load_template
+from domain.hot.versions import template_functions, template_versions
+from domain.stack.resource_type_docs import generated_template, known_type, resource_schema
+from domain.stack.resource_types import RESOURCE_TYPES
+from domain.stack.rules import ensure_supported
 
 router = APIRouter(prefix="/v1/{project_id}", tags=["heat"], responses=ERROR_RESPONSES)
 versions_router = APIRouter(tags=["versions"])

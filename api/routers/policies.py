@@ -12,8 +12,8 @@ from api.auth import CallerDep, WriterDep
 from api.deps import DbDep, SettingsDep
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.policies import PolicyCreate, PolicyEnvelope, PolicyList, PolicyPublic
+from domain.cluster.policies.specs import ParsedPolicy, parse_policy_spec
 from domain.errors import Conflict, NotFound
-from domain.policies import ParsedPolicy, parse_policy_spec
 from store.clusters import cluster_names_using_policy
 from store.columns import now_utc
 from store.policies import PolicyRecord, get_policy, list_policies

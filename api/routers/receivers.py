@@ -20,9 +20,9 @@ from api.schemas.clusters import ClusterActionRequest
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.receivers import ReceiverCreate, ReceiverEnvelope, ReceiverList, ReceiverPublic
 from api.urls import api_base
+from domain.cluster.policies.specs import describe_validation_error
+from domain.cluster.receivers import check_receiver, triggered_action
 from domain.errors import InvalidRequest, NotFound
-from domain.policies import describe_validation_error
-from domain.receivers import check_receiver, triggered_action
 from store.clusters import get_cluster
 from store.columns import now_utc
 from store.receivers import ReceiverRecord, get_receiver, get_webhook, list_receivers

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from api.auth import CallerDep
 from api.clustering import requested_version
 from api.schemas.common import ERROR_RESPONSES
-from domain.type_catalog import POLICY_TYPES, PROFILE_TYPES, find_type
+from domain.cluster.type_catalog import POLICY_TYPES, PROFILE_TYPES, find_type
 
 router = APIRouter(prefix="/v1", tags=["clustering"], responses=ERROR_RESPONSES)
 

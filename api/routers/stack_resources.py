@@ -27,10 +27,10 @@ from api.schemas.stacks import StackOutput
 from api.stacks import find_stack, new_action_id, send_stack_update
 from api.urls import api_base
 from domain.errors import NotFound
-from domain.stack_requests import MarkResourceRequest, ResourceSignalRequest
+from domain.stack.requests import MarkResourceRequest, ResourceSignalRequest
 from store.events import list_events
 from store.stacks import StackRecord, list_child_stacks, list_stack_resources
-from workflows.stack_messages import StackOperations
+from workflows.stack.messages import StackOperations
 
 router = APIRouter(
     prefix="/v1/{project_id}/stacks/{stack_name}/{stack_id}",

@@ -39,11 +39,11 @@ from api.stacks import (
 )
 from api.urls import api_base
 from domain.errors import InvalidRequest
-from domain.stack_requests import LockStackRequest, StackAccepted, StackOperationRequest
-from domain.stacks import StackState
+from domain.stack.requests import LockStackRequest, StackAccepted, StackOperationRequest
+from domain.stack.state import StackState
 from store.stacks import StackRecord, list_stacks
 from workflows.operation import Operation
-from workflows.stack_messages import StackOperations as Ops
+from workflows.stack.messages import StackOperations as Ops
 
 router = APIRouter(prefix="/v1/{project_id}/stacks", tags=["stacks"], responses=ERROR_RESPONSES)
 

@@ -8,10 +8,10 @@ from typing import Any, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
 
 from api.schemas.common import StrictModel
-from domain.clusters import MAX_CAPACITY
+from domain.cluster.nodes import MARKED_UNHEALTHY
+from domain.cluster.scaling import AdjustmentType
+from domain.cluster.state import MAX_CAPACITY
 from domain.errors import InvalidRequest
-from domain.nodes import MARKED_UNHEALTHY
-from domain.scaling import AdjustmentType
 from store.clusters import ClusterRecord, NodeRecord
 
 

@@ -12,7 +12,7 @@ from store.policies import PolicyRecord
 
 
 class PolicyBody(StrictModel):
-    """The inside of `{"policy": {...}}`; `spec` is checked by `domain.policies`."""
+    """The inside of `{"policy": {...}}`; `spec` is checked by `domain.cluster.policies.specs`."""
 
     name: str = Field(min_length=1, max_length=255)
     spec: dict[str, Any]

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field, computed_field
 
 from api.schemas.common import StrictModel
-from domain.profiles import ProfileSpec
+from domain.cluster.profiles import ProfileSpec
 from store.profiles import ProfileRecord
 
 

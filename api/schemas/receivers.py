@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, Field
 
 from api.schemas.common import StrictModel
-from domain.receivers import WEBHOOK
+from domain.cluster.receivers import WEBHOOK
 from store.receivers import ReceiverRecord
 
 

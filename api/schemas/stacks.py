@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from api.schemas.common import StrictModel
 from domain.errors import InvalidRequest
-from domain.stacks import LockLevel
-from domain.templates import load_template, resolve_parameters
+from domain.hot.template import load_template, resolve_parameters
+from domain.stack.state import LockLevel
 from store.stacks import StackRecord
 
 STACK_NAME = r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$"

@@ -18,7 +18,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.cloud import CloudSession, Server
 from activities.health import HealthActivities
-from domain.health import NodeProbe, ProbeRequest, ProbeResult, ProbeState, ProbeTarget
+from domain.cluster.health import NodeProbe, ProbeRequest, ProbeResult, ProbeState, ProbeTarget
 from simcloud.config import SimConfig
 from simcloud.server import serve_in_thread
 from tests.support.processes import free_port

@@ -22,8 +22,8 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.cloud import CloudSession
 from activities.hooks import HookActivities
+from domain.cluster.lifecycle import HookDelivery, HookDeliveryResult, HookType, LifecycleMessage
 from domain.events import Event, EventLevel
-from domain.lifecycle import HookDelivery, HookDeliveryResult, HookType, LifecycleMessage
 from domain.signatures import verify_signature
 from simcloud.server import serve_in_thread
 from tests.support.processes import free_port

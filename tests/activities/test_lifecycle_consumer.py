@@ -19,7 +19,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.cloud import CloudSession
 from activities.hooks import HookActivities
-from domain.lifecycle import HookDelivery, HookType, LifecycleMessage
+from domain.cluster.lifecycle import HookDelivery, HookType, LifecycleMessage
 from domain.signatures import sign_body
 from examples.lifecycle_consumer import ConsumerConfig, create_app
 from simcloud.server import serve_in_thread

@@ -12,10 +12,10 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.cloud import CloudSession
 from activities.recovery import RecoveryActivities
+from domain.cluster.health import FenceRequest
+from domain.cluster.policies.health import RebootType
+from domain.cluster.recovery import RebootRequest, RebuildRequest
 from domain.errors import BackendNotFound
-from domain.health import FenceRequest
-from domain.health_policy import RebootType
-from domain.recovery import RebootRequest, RebuildRequest
 from simcloud.config import SimConfig
 from tests.support.simcloud_server import RunningSimcloud, SimControl, running_simcloud
 

@@ -16,10 +16,10 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.cloud import REQUEST_ID_KEY, CloudSession, Server
 from activities.compute import ComputeActivities
-from domain.nodes import NodeState
+from domain.cluster.nodes import NodeState
 from domain.servers import ServerInfo, ServerRequest
 from tests.support.simcloud_server import SimControl
-from workflows.cluster_ops import server_request
+from workflows.cluster.operations import server_request
 
 CREATE = "^POST /compute/v2.1/servers$"
 SHOW = "^GET /compute/v2.1/servers/[^/]+$"

@@ -19,7 +19,7 @@ _SKIPPED_PARTS = frozenset({"migrations", "__pycache__", ".venv", "var"})
 
 
 def module_name(root: Path, path: Path) -> str:
-    """`domain/templates.py` → `domain.templates`; `domain/__init__.py` → `domain`."""
+    """`domain/hot/template.py` → `domain.hot.template`; `domain/__init__.py` → `domain`."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from domain.batch_policy import BatchPolicyProperties, batch_size, update_batches
+from domain.cluster.policies.batch import BatchPolicyProperties, batch_size, update_batches
+from domain.cluster.policies.specs import parse_policy_spec
 from domain.errors import InvalidRequest
-from domain.policies import parse_policy_spec
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from domain.actions import ActionName
-from domain.clusters import (
+from domain.cluster.nodes import NodeStatus, node_name, node_status_from_server
+from domain.cluster.state import (
     ClusterSpec,
     ClusterState,
     ClusterStatus,
@@ -20,7 +21,6 @@ from domain.clusters import (
     validate_capacity,
 )
 from domain.errors import Conflict, InvalidRequest
-from domain.nodes import NodeStatus, node_name, node_status_from_server
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

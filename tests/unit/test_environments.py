@@ -6,17 +6,17 @@ from typing import Any
 
 import pytest
 
-from domain.environments import (
+from domain.errors import InvalidRequest, NotFound
+from domain.hot.environment import (
     expand_template,
     merge_environments,
     parse_environment,
     stack_parameters,
     template_data,
 )
-from domain.errors import InvalidRequest, NotFound
-from domain.resource_type_docs import generated_template, known_type, resource_schema
-from domain.template_versions import canonical_version, template_functions, template_versions
-from domain.templates import load_template
+from domain.hot.template import load_template
+from domain.hot.versions import canonical_version, template_functions, template_versions
+from domain.stack.resource_type_docs import generated_template, known_type, resource_schema
 
 NESTED = """
 heat_template_version: 2016-10-14

@@ -9,10 +9,10 @@ import yaml
 
 from activities.cloud import from_clouds_yaml
 from config import Settings
-from domain.policies import PolicyType, parse_policy_spec
-from domain.profiles import ProfileSpec
-from domain.stack_rules import ensure_supported
-from domain.templates import load_template, resolve_parameters
+from domain.cluster.policies.specs import PolicyType, parse_policy_spec
+from domain.cluster.profiles import ProfileSpec
+from domain.hot.template import load_template, resolve_parameters
+from domain.stack.rules import ensure_supported
 from simcloud.config import SimConfig
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

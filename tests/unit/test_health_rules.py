@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from domain.health import (
+from domain.cluster.health import (
     HealthView,
     NodeHealth,
     NodeProbe,

@@ -53,15 +53,15 @@ def test_cycle_through_a_type_only_import_is_reported(tmp_path: Path) -> None:
     write_tree(
         tmp_path,
         {
-            "domain/templates.py": "from domain.intrinsics import resolve\n",
-            "domain/intrinsics.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-            "    from .templates import Template\n",
+            "domain/hot/template.py": "from domain.hot.functions import resolve\n",
+            "domain/hot/functions.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from .template import Template\n",
             "domain/errors.py": "",
         },
     )
     imports = ImportGraph.scan(tmp_path, ["domain"])
 
-    assert imports.cycles() == [["domain.intrinsics", "domain.templates"]]
+    assert imports.cycles() == [["domain.hot.functions", "domain.hot.template"]]
 
 
 def test_package_init_that_re_exports_its_submodules_is_no_cycle(tmp_path: Path) -> None:

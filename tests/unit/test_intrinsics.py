@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 
 from domain.errors import InvalidRequest
-from domain.intrinsics import (
+from domain.hot.functions import (
     ResolvedResource,
     ResolvedResources,
     resolve,
     resolve_properties,
     static_properties,
 )
-from domain.parameters import resolve_parameters
-from domain.templates import load_template
+from domain.hot.parameters import resolve_parameters
+from domain.hot.template import load_template
 from tests.unit.test_parameters import PARAMETERS, params_template
 from tests.unit.test_templates import NONE, hot, server
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from domain.cluster.nodes import NodeStatus
 from domain.events import Event, EventLevel, node_event, node_event_level
-from domain.nodes import NodeStatus
 
 AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 

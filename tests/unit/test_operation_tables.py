@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from temporalio.workflow import _Definition
 
-from workflows.cluster_messages import ClusterOperations
-from workflows.clusters import ClusterWorkflow
+from workflows.cluster.messages import ClusterOperations
+from workflows.cluster.workflow import ClusterWorkflow
 from workflows.operation import Operation
-from workflows.stack_messages import StackOperations
-from workflows.stacks import StackWorkflow
+from workflows.stack.messages import StackOperations
+from workflows.stack.workflow import StackWorkflow
 
 ENTITIES = [(StackWorkflow, StackOperations.all()), (ClusterWorkflow, ClusterOperations.all())]
 #: Signals that are not operations: the health manager's verdict.

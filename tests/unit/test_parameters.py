@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from domain.errors import InvalidRequest
-from domain.parameters import resolve_parameters
-from domain.templates import Template, load_template
+from domain.hot.parameters import resolve_parameters
+from domain.hot.template import Template, load_template
 from tests.unit.test_templates import hot
 
 PARAMETERS = {

@@ -8,18 +8,23 @@ from typing import Any
 
 import pytest
 
-from domain.deletion_policy import DeletionCriteria, DeletionPolicyProperties
-from domain.errors import InvalidRequest
-from domain.health_policy import (
+from domain.cluster.lifecycle import HookType
+from domain.cluster.policies.deletion import DeletionCriteria, DeletionPolicyProperties
+from domain.cluster.policies.health import (
     DetectionType,
     HealthPolicyProperties,
     RebootType,
     RecoveryActionName,
     RecoveryConditional,
 )
+from domain.cluster.policies.specs import (
+    ParsedPolicy,
+    PolicyType,
+    ensure_profile_supports,
+    parse_policy_spec,
+)
+from domain.errors import InvalidRequest
 from domain.hook_urls import expand_poll_url, validate_hook_url
-from domain.lifecycle import HookType
-from domain.policies import ParsedPolicy, PolicyType, ensure_profile_supports, parse_policy_spec
 
 SECRET = "s3cr3t-hmac-key"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from domain.cluster.receivers import check_receiver, triggered_action
 from domain.errors import InvalidRequest
-from domain.receivers import check_receiver, triggered_action
 
 
 def test_a_webhook_for_a_cluster_action_with_its_parameters_is_accepted() -> None:

@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 
 from domain.errors import InvalidRequest
-from domain.groups import (
+from domain.hot.functions import ResolvedResource, resolve
+from domain.hot.template import load_template
+from domain.stack.groups import (
     MEMBERS,
     GroupMember,
     RollingUpdate,
@@ -18,9 +20,7 @@ from domain.groups import (
     rolling_batches,
     rolling_policy,
 )
-from domain.heat_types.resource_group import removal_names
-from domain.intrinsics import ResolvedResource, resolve
-from domain.templates import load_template
+from domain.stack.types.resource_group import removal_names
 
 
 def members(*names: str, failed: tuple[str, ...] = ()) -> list[GroupMember]:

@@ -1,4 +1,4 @@
-"""The resource type registry and the pure rules of each type (domain/heat_types)."""
+"""The resource type registry and the pure rules of each type (domain/stack/types)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import random
 import pytest
 
 from domain.errors import InvalidRequest
-from domain.heat_types import random_string, scaling_policy, server, test_resource
-from domain.resource_types import (
+from domain.servers import ServerInfo
+from domain.stack.resource_types import (
     NONE,
     RESOURCE_TYPES,
     SERVER,
@@ -16,7 +16,7 @@ from domain.resource_types import (
     check_properties,
     resource_type,
 )
-from domain.servers import ServerInfo
+from domain.stack.types import random_string, scaling_policy, server, test_resource
 
 
 def test_registry_keys_are_the_type_names_heat_uses() -> None:

@@ -10,9 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from domain.clusters import MAX_CAPACITY
-from domain.errors import InvalidRequest
-from domain.scaling import (
+from domain.cluster.scaling import (
     AdjustmentType,
     ResizePlan,
     ResizeRequest,
@@ -23,6 +21,8 @@ from domain.scaling import (
     plan_scale_out,
     truncate_desired,
 )
+from domain.cluster.state import MAX_CAPACITY
+from domain.errors import InvalidRequest
 
 EXACT = AdjustmentType.EXACT_CAPACITY
 CHANGE = AdjustmentType.CHANGE_IN_CAPACITY

@@ -7,14 +7,14 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.stack_plan import (
+from domain.hot.template import Template, load_template, resolve_parameters
+from domain.stack.plan import (
     ChangeKind,
     CurrentResource,
     UpdatePlan,
     deletion_order,
     plan_update,
 )
-from domain.templates import Template, load_template, resolve_parameters
 
 NONE = "OS::Heat::None"
 SERVER = "OS::Nova::Server"

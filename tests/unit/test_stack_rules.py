@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from domain.errors import Conflict, InvalidRequest, NotFound
-from domain.groups import GroupMember, group_members, group_size, group_template, scaled_size
-from domain.stack_requests import MarkResourceRequest, ResourceSignalRequest
-from domain.stack_rules import (
+from domain.stack.groups import GroupMember, group_members, group_size, group_template, scaled_size
+from domain.stack.requests import MarkResourceRequest, ResourceSignalRequest
+from domain.stack.rules import (
     ensure_can_lock,
     ensure_can_mark,
     ensure_can_start,
@@ -17,8 +17,7 @@ from domain.stack_rules import (
     find_resource,
     plan_scaling_signal,
 )
-from domain.stack_transitions import DEFAULT_UNHEALTHY_REASON, mark_resource
-from domain.stacks import (
+from domain.stack.state import (
     ResourceState,
     StackAction,
     StackLock,
@@ -27,6 +26,7 @@ from domain.stacks import (
     StackState,
     Status,
 )
+from domain.stack.transitions import DEFAULT_UNHEALTHY_REASON, mark_resource
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

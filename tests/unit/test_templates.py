@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.errors import InvalidRequest
-from domain.intrinsics import property_references, references
-from domain.resource_types import RESOURCE_TYPES, resource_type
-from domain.templates import MAX_RESOURCES, Template, load_template, topological_order
+from domain.hot.functions import property_references, references
+from domain.hot.template import MAX_RESOURCES, Template, load_template, topological_order
+from domain.stack.resource_types import RESOURCE_TYPES, resource_type
 
 NONE = "OS::Heat::None"
 SERVER = "OS::Nova::Server"

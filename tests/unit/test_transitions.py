@@ -6,14 +6,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from domain import cluster_transitions as clusters
-from domain import stack_transitions as stacks
 from domain.actions import ActionName
-from domain.clusters import ClusterOperationRequest, ClusterStatus, RunningOperation
+from domain.cluster import transitions as clusters
+from domain.cluster.nodes import NodeState
+from domain.cluster.state import ClusterOperationRequest, ClusterStatus, RunningOperation
 from domain.errors import Conflict, NotFound
-from domain.nodes import NodeState
-from domain.stack_requests import StackOperationRequest
-from domain.stacks import StackAction, StackLock, StackOperation, Status
+from domain.stack import transitions as stacks
+from domain.stack.requests import StackOperationRequest
+from domain.stack.state import StackAction, StackLock, StackOperation, Status
 from tests.unit.test_cluster_rules import state as cluster
 from tests.unit.test_stack_rules import resource, stack
 

@@ -8,9 +8,15 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
+from domain.cluster.policies.specs import PolicyType, parse_policy_spec
+from domain.cluster.type_catalog import (
+    POLICY_TYPES,
+    PROFILE_TYPES,
+    SpecType,
+    find_type,
+    senlin_schema,
+)
 from domain.errors import InvalidRequest, NotFound
-from domain.policies import PolicyType, parse_policy_spec
-from domain.type_catalog import POLICY_TYPES, PROFILE_TYPES, SpecType, find_type, senlin_schema
 
 
 def _refusal(spec: Mapping[str, object]) -> str:

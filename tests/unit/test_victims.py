@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.deletion_policy import DeletionCriteria
-from domain.nodes import NodeState, NodeStatus
+from domain.cluster.nodes import NodeState, NodeStatus
+from domain.cluster.policies.deletion import DeletionCriteria
 from domain.victims import VictimCandidate, candidates_from_nodes, order_victims, select_victims
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -31,9 +31,14 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities.store import StoreActivities
 from config.temporal_client import warden_data_converter
-from domain.clusters import ClusterOperationRequest, ClusterSpec, ClusterState, OperationAccepted
-from domain.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
-from domain.lifecycle import HookDelivery, HookDeliveryResult
+from domain.cluster.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
+from domain.cluster.lifecycle import HookDelivery, HookDeliveryResult
+from domain.cluster.state import (
+    ClusterOperationRequest,
+    ClusterSpec,
+    ClusterState,
+    OperationAccepted,
+)
 from domain.projection import NodeRemoval
 from domain.servers import ServerInfo, ServerRequest, ServerStatuses
 from store.actions import ActionRecord
@@ -43,7 +48,7 @@ from tests.support.eventually import eventually
 from tests.support.temporal import SERVER_STARTUP, binary, register_search_attributes
 from worker.registry import WORKFLOWS
 from worker.runner import workflow_runner_for
-from workflows.clusters import ClusterInput
+from workflows.cluster.workflow import ClusterInput
 from workflows.search_attributes import warden_attributes
 
 PROFILE = {

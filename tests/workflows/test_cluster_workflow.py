@@ -13,7 +13,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
-from domain.clusters import (
+from domain.cluster.state import (
     ClusterOperationRequest,
     ClusterState,
     LockClusterRequest,

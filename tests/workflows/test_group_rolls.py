@@ -9,7 +9,7 @@ from typing import Any
 from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.client import WorkflowHandle
 
-from domain.stack_requests import MarkResourceRequest, StackOperationRequest
+from domain.stack.requests import MarkResourceRequest, StackOperationRequest
 from store.events import EventRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness

@@ -6,19 +6,19 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from domain.clusters import (
+from domain.cluster.health import HealthView, ProbeState, ProbeTarget
+from domain.cluster.state import (
     AttachedPolicy,
     ClusterOperationRequest,
     LockClusterRequest,
     PolicyAttachRequest,
 )
-from domain.health import HealthView, ProbeState, ProbeTarget
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
-from workflows.health import HealthManagerInput
-from workflows.health_messages import HealthSummary, LifecycleEvent
+from workflows.health.manager import HealthManagerInput
+from workflows.health.messages import HealthSummary, LifecycleEvent
 
 
 def policy(**recovery: Any) -> PolicyAttachRequest:

@@ -9,7 +9,7 @@ import pytest
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
-from domain.clusters import (
+from domain.cluster.state import (
     AttachedPolicy,
     ClusterOperationRequest,
     LockClusterRequest,

@@ -25,10 +25,10 @@ from temporalio.worker import Replayer
 
 from config.codec import COMPRESSED, CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
-from domain.clusters import AttachedPolicy, ClusterOperationRequest, PolicyAttachRequest
-from domain.lifecycle import LifecycleNote
-from domain.stack_requests import LockStackRequest, MarkResourceRequest, StackOperationRequest
-from domain.stacks import LockLevel
+from domain.cluster.lifecycle import LifecycleNote
+from domain.cluster.state import AttachedPolicy, ClusterOperationRequest, PolicyAttachRequest
+from domain.stack.requests import LockStackRequest, MarkResourceRequest, StackOperationRequest
+from domain.stack.state import LockLevel
 from store.actions import ActionRecord
 from tests.workflows.support import PROFILE, Harness
 from tests.workflows.test_group_rolls import batch_created, six_members

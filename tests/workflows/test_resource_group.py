@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.stack_requests import MarkResourceRequest, StackOperationRequest
+from domain.stack.requests import MarkResourceRequest, StackOperationRequest
 from tests.workflows.support import Harness
 from tests.workflows.test_stack_workflow import (
     create_stack,

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from domain.resource_types import (
+from domain.stack.resource_types import (
     AUTO_SCALING_GROUP,
     NONE,
     RANDOM_STRING,
@@ -17,9 +17,9 @@ from domain.resource_types import (
     STACK,
     TEST_RESOURCE,
 )
-from domain.stacks import ResourceState
-from workflows.resource_handlers.base import ResourceHandler
-from workflows.stack_resources import HANDLERS, handler_for
+from domain.stack.state import ResourceState
+from workflows.stack.resources.base import ResourceHandler
+from workflows.stack.resources.registry import HANDLERS, handler_for
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

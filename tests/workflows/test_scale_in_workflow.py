@@ -20,7 +20,8 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from domain.actions import ActionName
-from domain.clusters import (
+from domain.cluster.lifecycle import DeletionSettings, HookDelivery, LifecycleNote
+from domain.cluster.state import (
     AttachedPolicy,
     ClusterOperationRequest,
     ClusterState,
@@ -28,14 +29,13 @@ from domain.clusters import (
     MarkNodeRequest,
     PolicyAttachRequest,
 )
-from domain.lifecycle import DeletionSettings, HookDelivery, LifecycleNote
 from store.actions import ActionRecord
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
-from workflows.cluster_ops import NodesOperationResult
-from workflows.scale_in import VICTIM_START_WAVES, ScaleInInput, ScaleInWorkflow
+from workflows.cluster.operations import NodesOperationResult
+from workflows.cluster.scale_in import VICTIM_START_WAVES, ScaleInInput, ScaleInWorkflow
 
 HOUR = 3600
 

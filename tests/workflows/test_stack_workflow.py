@@ -17,22 +17,22 @@ from temporalio.client import (
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 
-from domain.stack_requests import (
+from domain.hot.template import MAX_RESOURCES
+from domain.stack.requests import (
     LockStackRequest,
     MarkResourceRequest,
     ResourceSignalRequest,
     StackAccepted,
     StackOperationRequest,
 )
-from domain.stacks import LockLevel, StackSpec, StackState
-from domain.templates import MAX_RESOURCES
+from domain.stack.state import LockLevel, StackSpec, StackState
 from store.events import EventRecord
 from store.stacks import StackRecord, StackResourceRecord
 from tests.support.eventually import eventually
 from tests.workflows.support import Harness
 from workflows.search_attributes import WARDEN_STATUS, warden_attributes
-from workflows.stack_messages import StackInput
-from workflows.stack_walk import BATCH_BYTES
+from workflows.stack.messages import StackInput
+from workflows.stack.walk import BATCH_BYTES
 
 WEB = {
     "heat_template_version": "2021-04-16",

@@ -1,5 +1,0 @@
-"""Heat resource types, one module per type: schema and the pure rules of that type.
-
-Each module defines `NAME` and `TYPE`; `domain/resource_types.py` registers them. What a
-type does on create / update / delete / check is in `workflows/resource_handlers/`.
-"""

@@ -1,0 +1,364 @@
+"""Heat's intrinsic functions: finding calls, checking them, and evaluating them.
+
+A template keeps its properties raw. `check_references()` checks every call when the
+template is loaded; `resolve_properties()` evaluates a resource's properties once the
+resources they reference exist, and `static_properties()` evaluates only what does not
+depend on physical resources, for update planning.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Final, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domain.errors import InvalidRequest
+from domain.hot.parameters import PSEUDO_PARAMETERS
+from domain.hot.parts import ResourceDef, TemplateShape
+from domain.stack.groups import MEMBERS, member_order
+from domain.stack.resource_types import RESOURCE_TYPES, check_properties, resource_type
+
+INTRINSICS: Final = frozenset({"get_param", "get_resource", "get_attr", "list_join", "str_replace"})
+
+
+class ResolvedResource(BaseModel):
+    """What intrinsics can read of a resource that exists."""
+
+    model_config = ConfigDict(frozen=True)
+
+    #: What `get_resource` returns: the physical id, or a RandomString's value.
+    reference: str | None = None
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    #: Its type: a group reads some attributes member by member.
+    type: str = ""
+
+
+class Readable(Protocol):
+    """A resource as a walk holds it: enough for intrinsics to read."""
+
+    @property
+    def reference(self) -> str | None: ...
+    @property
+    def attributes(self) -> dict[str, Any]: ...
+    @property
+    def type(self) -> str: ...
+
+
+class ResolvedResources(Mapping[str, ResolvedResource]):
+    """A live, read-only view of a walk's resources as intrinsics read them.
+
+    Each entry is built when it is read. A walk resolves one resource's properties at a
+    time and reads only the few resources they name; building every resource's entry
+    for each one made a 1,000-resource create quadratic.
+    """
+
+    def __init__(self, resources: Mapping[str, Readable]) -> None:
+        self._resources = resources
+
+    def __getitem__(self, name: str) -> ResolvedResource:
+        r = self._resources[name]
+        return ResolvedResource(reference=r.reference, attributes=r.attributes, type=r.type)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._resources)
+
+    def __len__(self) -> int:
+        return len(self._resources)
+
+
+def intrinsic(value: Any) -> tuple[str, Any] | None:
+    """`(function, arguments)` if `value` is an intrinsic function call, else None."""
+    if isinstance(value, dict) and len(value) == 1:
+        name, args = next(iter(value.items()))
+        if name in INTRINSICS:
+            return name, args
+    return None
+
+
+def has_intrinsic(value: Any) -> bool:
+    """Whether an intrinsic function call appears anywhere in `value`."""
+    if intrinsic(value) is not None:
+        return True
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(has_intrinsic(v) for v in items)
+
+
+def references(value: Any) -> set[str]:
+    """Names of the resources `get_resource` and `get_attr` read anywhere in `value`."""
+    found: set[str] = set()
+    call = intrinsic(value)
+    if call is not None:
+        name, args = call
+        target = args if name == "get_resource" else None
+        if name == "get_attr" and isinstance(args, list) and args:
+            target = args[0]
+        if isinstance(target, str):
+            found.add(target)
+        if isinstance(args, dict | list):
+            found |= references(args)
+    elif isinstance(value, dict | list):
+        for item in value.values() if isinstance(value, dict) else value:
+            found |= references(item)
+    return found
+
+
+def property_references(resource: ResourceDef) -> dict[str, set[str]]:
+    """Property name → resources it reads (`"metadata"` too, when it reads any).
+
+    Intrinsics inside an inner template (OS::Heat::Stack `template`, a scaling group's
+    `resource`) belong to that template and are not references of this one.
+    """
+    found = {name: references(value) for name, value in _outer_properties(resource).items()}
+    metadata = references(resource.metadata)
+    return {**found, "metadata": metadata} if metadata else found
+
+
+def _outer_properties(resource: ResourceDef) -> dict[str, Any]:
+    rtype = RESOURCE_TYPES.get(resource.type)
+    nested = rtype.nested_properties if rtype else frozenset()
+    return {
+        name: value
+        for name, value in resource.properties.items()
+        if name not in nested or intrinsic(value) is not None
+    }
+
+
+def check_references(template: TemplateShape) -> None:
+    """Check every `depends_on` and intrinsic call of a template: arguments and targets."""
+    for name, res in template.resources.items():
+        path = f"resources.{name}"
+        for target in res.depends_on:
+            _check_target(template, target, name, f"{path}.depends_on")
+        for prop, value in _outer_properties(res).items():
+            _check_calls(template, value, name, f"{path}.properties.{prop}")
+        _check_calls(template, res.metadata, name, f"{path}.metadata")
+    for name, output in template.outputs.items():
+        _check_calls(template, output.value, None, f"outputs.{name}.value")
+
+
+def _check_target(template: TemplateShape, target: Any, owner: str | None, path: str) -> None:
+    if not isinstance(target, str):
+        raise InvalidRequest(f"{path}: must be a resource name")
+    if target == owner:
+        raise InvalidRequest(f"Invalid template: {path}: a resource cannot refer to itself")
+    if target not in template.resources:
+        raise InvalidRequest(f'Invalid template: {path}: resource "{target}" does not exist')
+
+
+def _check_calls(template: TemplateShape, value: Any, owner: str | None, path: str) -> None:
+    """Check every intrinsic call in `value`: its arguments and what it refers to."""
+    call = intrinsic(value)
+    if call is None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                _check_calls(template, item, owner, f"{path}.{key}")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                _check_calls(template, item, owner, f"{path}[{i}]")
+        return
+    name, args = call
+    where = f"{path}.{name}"
+    if name == "get_param":
+        parts = args if isinstance(args, list) else [args]
+        if not parts or not isinstance(parts[0], str) or not _is_path(parts[1:]):
+            raise InvalidRequest(f"{where}: must be a parameter name or [name, key, ...]")
+        if parts[0] not in template.parameters and parts[0] not in PSEUDO_PARAMETERS:
+            raise InvalidRequest(
+                f'Invalid template: {where}: parameter "{parts[0]}" does not exist'
+            )
+    elif name == "get_resource":
+        _check_target(template, args, owner, where)
+    elif name == "get_attr":
+        _check_get_attr(template, args, owner, where)
+    elif name == "list_join":
+        if not isinstance(args, list) or len(args) < 2 or not isinstance(args[0], str):
+            raise InvalidRequest(f"{where}: must be [separator, list, ...]")
+        _check_calls(template, args[1:], owner, where)
+    else:
+        if not isinstance(args, dict) or set(args) != {"template", "params"}:
+            raise InvalidRequest(f"{where}: must be a mapping of template and params")
+        _check_calls(template, args, owner, where)
+
+
+def _is_path(parts: list[Any]) -> bool:
+    return all(isinstance(p, str | int) and not isinstance(p, bool) for p in parts)
+
+
+def _check_get_attr(template: TemplateShape, args: Any, owner: str | None, path: str) -> None:
+    if not isinstance(args, list) or len(args) < 2 or not isinstance(args[1], str):
+        raise InvalidRequest(f"{path}: must be [resource, attribute, key, ...]")
+    if not _is_path(args[2:]):
+        raise InvalidRequest(f"{path}: attribute path items must be keys or indexes")
+    _check_target(template, args[0], owner, path)
+    target = template.resources[args[0]]
+    rtype = resource_type(target.type)
+    by_name = rtype.member_by_name and args[1].startswith("resource.")
+    if not rtype.open_attributes and args[1] not in rtype.attributes and not by_name:
+        raise InvalidRequest(
+            f'Invalid template: {path}: resource "{args[0]}" ({target.type}) has no attribute '
+            f'"{args[1]}"'
+        )
+
+
+# --- evaluation ----------------------------------------------------------------------
+
+
+def resolve(
+    value: Any, params: Mapping[str, Any], resources: Mapping[str, ResolvedResource]
+) -> Any:
+    """`value` with every intrinsic evaluated.
+
+    `get_param` with a path that is not there reads "" and `get_attr` reads None, as in
+    Heat; a resource missing from `resources` is a 400.
+    """
+    return _evaluate(value, params, resources)
+
+
+def static_value(value: Any, params: Mapping[str, Any]) -> Any:
+    """`value` with what does not depend on resources evaluated, the rest left as written."""
+    return _evaluate(value, params, None)
+
+
+def _evaluate(
+    value: Any, params: Mapping[str, Any], resources: Mapping[str, ResolvedResource] | None
+) -> Any:
+    call = intrinsic(value)
+    if call is None:
+        if isinstance(value, dict):
+            return {k: _evaluate(v, params, resources) for k, v in value.items()}
+        if isinstance(value, list):
+            return [_evaluate(v, params, resources) for v in value]
+        return value
+    name, args = call
+    if name in ("get_resource", "get_attr"):
+        return value if resources is None else _read_resource(name, args, resources)
+    args = _evaluate(args, params, resources)
+    if name == "get_param":
+        return _get_param(args, params)
+    if resources is None and has_intrinsic(args):
+        return {name: args}
+    return _list_join(args) if name == "list_join" else _str_replace(args)
+
+
+def _get_param(args: Any, params: Mapping[str, Any]) -> Any:
+    parts = args if isinstance(args, list) else [args]
+    if not parts or not isinstance(parts[0], str):
+        raise InvalidRequest("get_param: must be a parameter name or [name, key, ...]")
+    if parts[0] not in params:
+        raise InvalidRequest(f"get_param: The Parameter ({parts[0]}) was not provided.")
+    return _dig(params[parts[0]], parts[1:], missing="")
+
+
+def _read_resource(name: str, args: Any, resources: Mapping[str, ResolvedResource]) -> Any:
+    target = (
+        args if name == "get_resource" else args[0] if isinstance(args, list) and args else None
+    )
+    if not isinstance(target, str) or target not in resources:
+        raise InvalidRequest(f"{name}: resource {target!r} is not available yet")
+    if name == "get_resource":
+        return resources[target].reference
+    if len(args) < 2:
+        raise InvalidRequest("get_attr: must be [resource, attribute, key, ...]")
+    return _read_attribute(resources[target], args[1], args[2:])
+
+
+def _read_attribute(resource: ResolvedResource, name: str, path: list[Any]) -> Any:
+    """`get_attr` of one resource; groups read some attributes member by member (Heat)."""
+    rtype = RESOURCE_TYPES.get(resource.type)
+    members = resource.attributes.get(MEMBERS) or {}
+    if rtype is not None and name in rtype.member_attributes:
+        order = sorted(members, key=member_order)
+        if rtype.member_attributes[name] == "list":
+            return [_dig(members[n], path, missing=None) for n in order]
+        return {n: _dig(members[n], path, missing=None) for n in order}
+    if rtype is not None and rtype.member_by_name and name.startswith("resource."):
+        _, member, *attribute = name.split(".", 2)
+        if not attribute:
+            refs = resource.attributes.get("refs_map") or {}
+            return _dig(refs.get(member), path, missing=None)
+        return _dig(members.get(member), [*attribute, *path], missing=None)
+    return _dig(resource.attributes.get(name), path, missing=None)
+
+
+def _dig(value: Any, path: Iterable[Any], missing: Any) -> Any:
+    for key in path:
+        if isinstance(value, dict) and isinstance(key, str) and key in value:
+            value = value[key]
+        elif isinstance(value, list) and (index := _index(key)) is not None and index < len(value):
+            value = value[index]
+        else:
+            return missing
+    return value
+
+
+def _index(key: Any) -> int | None:
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key if key >= 0 else None
+    return int(key) if isinstance(key, str) and key.isascii() and key.isdigit() else None
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _list_join(args: Any) -> str:
+    if not isinstance(args, list) or len(args) < 2 or not isinstance(args[0], str):
+        raise InvalidRequest("list_join: must be [separator, list, ...]")
+    if not all(isinstance(items, list) for items in args[1:]):
+        raise InvalidRequest("list_join: items to join must be lists")
+    return args[0].join(_as_text(item) for items in args[1:] for item in items)
+
+
+def _str_replace(args: Any) -> str:
+    text, mapping = (
+        (args.get("template"), args.get("params")) if isinstance(args, dict) else (None, None)
+    )
+    if not isinstance(text, str) or not isinstance(mapping, dict):
+        raise InvalidRequest("str_replace: must be a template string and a params mapping")
+    keys = sorted((k for k in mapping if k), key=len, reverse=True)
+    if not keys:
+        return text
+    # One pass, longest key first, so a replacement is never replaced again (Heat's rule).
+    pattern = re.compile("|".join(re.escape(k) for k in keys))
+    return pattern.sub(lambda m: _as_text(mapping[m.group(0)]), text)
+
+
+def resolve_properties(
+    resource: ResourceDef, params: Mapping[str, Any], resources: Mapping[str, ResolvedResource]
+) -> dict[str, Any]:
+    """The resource's properties evaluated, converted to their types, defaults filled in.
+
+    An inner template or group member definition is returned as written.
+    """
+    rtype = resource_type(resource.type)
+    field = f"resources.{resource.name}.properties"
+    values = dict(resource.properties)
+    for name, value in _outer_properties(resource).items():
+        try:
+            values[name] = resolve(value, params, resources)
+        except InvalidRequest as exc:
+            raise InvalidRequest(f"{field}.{name}: {exc.message}") from None
+    return check_properties(rtype, values, field)
+
+
+def static_properties(resource: ResourceDef, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The properties with parameters applied but `get_resource`/`get_attr` left as written.
+
+    Two definitions with equal static properties configure the same physical resource,
+    which is how an update decides what changed before any resource is touched.
+    """
+    rtype = resource_type(resource.type)
+    field = f"resources.{resource.name}.properties"
+    values = dict(resource.properties)
+    for name, value in _outer_properties(resource).items():
+        try:
+            values[name] = static_value(value, params)
+        except InvalidRequest as exc:
+            raise InvalidRequest(f"{field}.{name}: {exc.message}") from None
+    computed = {n for n, v in values.items() if has_intrinsic(v) or n in rtype.nested_properties}
+    return check_properties(rtype, values, field, computed=computed)

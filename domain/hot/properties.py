@@ -1,0 +1,232 @@
+"""What a resource type is made of: property schemas, and how values meet them.
+
+`check_properties()` is the one place a resource's properties meet their schema: the
+template loader calls it with the intrinsic-valued names in `computed` (checked later,
+once resolved), and property resolution calls it again with every value known. The
+types themselves live one per module in `domain/stack/types/`, registered in
+`domain/stack/resource_types.py`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from domain.cluster.state import MAX_CAPACITY
+from domain.errors import InvalidRequest
+
+PropertyType = Literal["string", "integer", "number", "boolean", "map", "list", "any"]
+#: A rule on a resource's converted properties beyond each one's schema (raises a 400).
+PropertiesCheck = Callable[[Mapping[str, Any], str], None]
+#: A boolean property that, when true, asks for replacement instead of an in-place
+#: update (Heat's TestResource; OS::Heat::None accepts any property, this one too).
+UPDATE_REPLACE: Final = "update_replace"
+#: Bounds of a group size and of a number of seconds, updatable in place.
+SIZE_BOUNDS: Final[dict[str, Any]] = {"minimum": 0, "maximum": MAX_CAPACITY, "update_allowed": True}
+SECONDS_BOUNDS: Final[dict[str, Any]] = {"minimum": 0, "maximum": 86_400, "update_allowed": True}
+
+_INTEGER = re.compile(r"\s*[+-]?\d{1,18}\s*")
+_TRUE = frozenset({"true", "yes", "1"})
+_FALSE = frozenset({"false", "no", "0"})
+_INVALID: Final = object()
+_INT_LIMIT = 2**63
+
+
+class PropertySchema(BaseModel):
+    """One property of a resource type."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: PropertyType
+    required: bool = False
+    default: Any = None
+    #: A change can be applied in place; otherwise the resource is replaced.
+    update_allowed: bool = False
+    allowed_values: tuple[Any, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    description: str = ""
+
+
+class ResourceType(BaseModel):
+    """A resource type: its properties, attributes and what Warden may do with it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    properties: dict[str, PropertySchema]
+    #: Any property name is accepted (OS::Heat::None), and updated in place.
+    open_properties: bool = False
+    attributes: frozenset[str]
+    #: Any attribute name is accepted and reads as None (OS::Heat::None).
+    open_attributes: bool = False
+    #: Lock level "all" locks its physical resource (servers).
+    can_lock: bool = False
+    replace_on_any_change: bool = False
+    #: Properties holding an inner template or resource definition: intrinsics inside
+    #: them belong to that inner template, not to the one declaring the resource.
+    nested_properties: frozenset[str] = frozenset()
+    #: What the nested properties hold: a whole inner template (OS::Heat::Stack) or one
+    #: resource definition (a scaling group's member); the loader checks it as such.
+    nested_holds: Literal["template", "resource"] | None = None
+    #: A property holding one member's definition, resolved in this template
+    #: (ResourceGroup's `resource_def`); the loader checks it as a resource definition.
+    member_definition: str | None = None
+    #: The plan replaces the resource when its UPDATE_REPLACE property is true (TestResource).
+    honours_update_replace: bool = False
+    #: The type's own rule across properties (a scaling group's sizes), if any.
+    check: PropertiesCheck | None = None
+    #: Group attributes read member by member from the group's `members` attribute:
+    #: `[group, outputs, key…]` is a map name → each member's `key…` ("map"), or a list
+    #: of them in member order ("list") — Heat's `outputs`, `outputs_list`, `attributes`.
+    member_attributes: dict[str, Literal["map", "list"]] = {}
+    #: `resource.{name}` and `resource.{name}.{attribute}` read one member (ResourceGroup).
+    member_by_name: bool = False
+    description: str = ""
+    #: What each attribute holds, for `GET /resource_types/{type}` (Heat's wording).
+    attribute_docs: dict[str, str] = {}
+
+    def updatable(self, name: str) -> bool:
+        """Whether a change of property `name` can be applied without replacement."""
+        schema = self.properties.get(name)
+        if schema is None:
+            return self.open_properties
+        return schema.update_allowed and not self.replace_on_any_change
+
+    def updatable_with(self, name: str, props: Mapping[str, Any]) -> bool:
+        """Whether a change of `name` can be applied in place, given all the new properties."""
+        if self.honours_update_replace and props.get(UPDATE_REPLACE) is True:
+            return False
+        return self.updatable(name)
+
+    def updatable_in_place(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+        """Whether every change between two resolved property sets can be applied in place."""
+        if after.get(UPDATE_REPLACE) is True:
+            return False
+        changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+        return all(self.updatable(k) for k in changed)
+
+
+def prop(kind: PropertyType, **options: Any) -> PropertySchema:
+    """A property schema of type `kind` (options as PropertySchema's fields)."""
+    return PropertySchema(type=kind, **options)
+
+
+def parse_bool(value: Any) -> bool | None:
+    """`value` as a boolean (true/false, yes/no, 1/0 in any case), or None if it is not one."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in _TRUE or lowered in _FALSE:
+            return lowered in _TRUE
+    return None
+
+
+def parse_number(value: Any) -> int | float | None:
+    """A finite int or float from a number or its string form, or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        if _INTEGER.fullmatch(value):
+            return int(value)
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, int) and -_INT_LIMIT < value < _INT_LIMIT:
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return None
+
+
+def _to_string(value: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    # Heat accepts numbers for string properties (a YAML `name: 42`).
+    number = parse_number(value) if isinstance(value, int | float) else None
+    return _INVALID if number is None else str(value)
+
+
+def _to_integer(value: Any) -> Any:
+    number = parse_number(value)
+    if isinstance(number, float) and number.is_integer() and not isinstance(value, str):
+        return int(number)
+    return number if isinstance(number, int) else _INVALID
+
+
+def _to_number(value: Any) -> Any:
+    number = parse_number(value)
+    return _INVALID if number is None else number
+
+
+def _to_boolean(value: Any) -> Any:
+    flag = parse_bool(value)
+    return _INVALID if flag is None else flag
+
+
+_CONVERTERS: Final[dict[PropertyType, tuple[str, Callable[[Any], Any]]]] = {
+    "string": ("a string", _to_string),
+    "integer": ("an integer", _to_integer),
+    "number": ("a number", _to_number),
+    "boolean": ("a boolean", _to_boolean),
+    "map": ("a map", lambda v: v if isinstance(v, dict) else _INVALID),
+    "list": ("a list", lambda v: v if isinstance(v, list) else _INVALID),
+    "any": ("anything", lambda v: v),
+}
+
+
+def convert_property(schema: PropertySchema, value: Any, field: str) -> Any:
+    """`value` converted to the schema's type and checked against its constraints."""
+    expected, convert = _CONVERTERS[schema.type]
+    converted = convert(value)
+    if converted is _INVALID:
+        raise InvalidRequest(f"{field}: must be {expected}")
+    if schema.allowed_values and converted not in schema.allowed_values:
+        allowed = ", ".join(str(v) for v in schema.allowed_values)
+        raise InvalidRequest(f'{field}: "{converted}" is not an allowed value [{allowed}]')
+    low, high = schema.minimum, schema.maximum
+    if (low is not None and converted < low) or (high is not None and converted > high):
+        raise InvalidRequest(f"{field}: {converted} is out of range (min: {low}, max: {high})")
+    return converted
+
+
+def check_properties(
+    rtype: ResourceType, props: Mapping[str, Any], field: str, *, computed: Collection[str] = ()
+) -> dict[str, Any]:
+    """The properties converted to their types, defaults filled in; a bad one is a 400.
+
+    Args:
+        rtype: the resource's type.
+        props: property name → value; a None value counts as not given (Heat's rule).
+        field: path of the properties in messages, e.g. `resources.web.properties`.
+        computed: names whose values are intrinsics: kept as they are, checked later.
+    """
+    result: dict[str, Any] = {}
+    for name, value in props.items():
+        schema = rtype.properties.get(name)
+        if schema is None and not rtype.open_properties:
+            raise InvalidRequest(f"{field}.{name}: unknown property for {rtype.name}")
+        if value is not None:
+            result[name] = (
+                value
+                if schema is None or name in computed
+                else convert_property(schema, value, f"{field}.{name}")
+            )
+    for name, schema in rtype.properties.items():
+        if name in result:
+            continue
+        if schema.required:
+            raise InvalidRequest(f"{field}.{name}: property is required")
+        if schema.default is not None:
+            result[name] = schema.default
+    if rtype.check is not None:
+        rtype.check({k: v for k, v in result.items() if k not in computed}, field)
+    return result

@@ -1,0 +1,309 @@
+"""Heat templates: the model, loading and validation, the dependency graph.
+
+`load_template()` is the one entry point for user input: it accepts a mapping or a
+YAML/JSON string and either returns a frozen `Template` or raises `InvalidRequest`
+naming the offending path (`resources.web.properties.flavor: property is required`).
+Properties stay raw (intrinsics unresolved) in the template; `domain.hot.functions`
+evaluates them and `domain.hot.parameters` gives parameters their values (both re-exported
+here for existing importers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from graphlib import CycleError, TopologicalSorter
+from typing import Any, Final
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from domain.errors import InvalidRequest
+from domain.hot.functions import (
+    ResolvedResource,
+    check_references,
+    has_intrinsic,
+    intrinsic,
+    property_references,
+    references,
+    resolve,
+    resolve_properties,
+    static_properties,
+    static_value,
+)
+from domain.hot.parameters import (
+    ParameterDef,
+    check_keys,
+    check_name,
+    mapping_at,
+    parse_parameter,
+    plain_value,
+    resolve_parameters,
+    text_at,
+)
+from domain.hot.parts import OutputDef, ResourceDef
+from domain.hot.versions import canonical_version
+from domain.stack.resource_types import ResourceType, check_properties, resource_type
+
+__all__ = [
+    "MAX_NESTING",
+    "MAX_RESOURCES",
+    "OutputDef",
+    "ParameterDef",
+    "ResolvedResource",
+    "ResourceDef",
+    "Template",
+    "load_template",
+    "property_references",
+    "references",
+    "resolve",
+    "resolve_parameters",
+    "resolve_properties",
+    "static_properties",
+    "static_value",
+    "topological_order",
+]
+
+MAX_RESOURCES: Final = 1_000
+#: Heat's default `max_nested_stack_depth`, for inline OS::Heat::Stack templates.
+MAX_NESTING: Final = 5
+
+_TOP_KEYS = frozenset(
+    {
+        "heat_template_version",
+        "description",
+        "parameters",
+        "parameter_groups",
+        "resources",
+        "outputs",
+    }
+)
+_RESOURCE_KEYS = frozenset(
+    {"type", "properties", "depends_on", "metadata", "deletion_policy", "update_policy"}
+)
+_DELETION_POLICIES = ("Delete", "Retain", "Snapshot")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Template(_Frozen):
+    """A validated template."""
+
+    version: str
+    description: str = ""
+    parameters: dict[str, ParameterDef] = Field(default_factory=dict)
+    resources: dict[str, ResourceDef] = Field(default_factory=dict)
+    outputs: dict[str, OutputDef] = Field(default_factory=dict)
+
+    def dependencies(self) -> dict[str, frozenset[str]]:
+        """Every resource → the resources it requires (depends_on and references)."""
+        known = frozenset(self.resources)
+        return {
+            name: frozenset(res.depends_on).union(*property_references(res).values()) & known
+            for name, res in self.resources.items()
+        }
+
+    def required_by(self) -> dict[str, list[str]]:
+        """Every resource → the resources that require it, by name."""
+        result: dict[str, list[str]] = {name: [] for name in self.resources}
+        for name, requires in self.dependencies().items():
+            for required in requires:
+                result[required].append(name)
+        return {name: sorted(users) for name, users in result.items()}
+
+    def creation_order(self) -> list[str]:
+        """Resources with what each requires first; see `topological_order()`."""
+        return topological_order(self.dependencies())
+
+
+def topological_order(graph: Mapping[str, Iterable[str]]) -> list[str]:
+    """Nodes of `graph` (node → what it requires), requirements first.
+
+    Deterministic: in waves of nodes whose requirements are all met, each wave by name.
+    A cycle is a 400 naming it: `Circular Dependency Found: a -> b -> a`.
+    """
+    sorter = TopologicalSorter({node: sorted(graph[node]) for node in sorted(graph)})
+    try:
+        sorter.prepare()
+    except CycleError as exc:
+        # graphlib lists the cycle from a node to what requires it; Heat reads the other way.
+        cycle = " -> ".join(reversed(exc.args[1]))
+        raise InvalidRequest(f"Circular Dependency Found: {cycle}") from None
+    order: list[str] = []
+    while sorter.is_active():
+        ready = sorted(sorter.get_ready())
+        order.extend(ready)
+        sorter.done(*ready)
+    return order
+
+
+# --- loading -------------------------------------------------------------------------
+
+
+def load_template(raw: Mapping[str, Any] | str) -> Template:
+    """Parse and validate a template; every problem is an `InvalidRequest` naming its path."""
+    return _load(raw, nesting=0)
+
+
+def _load(raw: Any, nesting: int) -> Template:
+    if nesting > MAX_NESTING:
+        raise InvalidRequest(f"Invalid template: stacks nested deeper than {MAX_NESTING}")
+    data = plain_value(parse_template_text(raw) if isinstance(raw, str) else raw, "")
+    if not isinstance(data, dict):
+        raise InvalidRequest("Invalid template: the template must be a mapping")
+    for key in data:
+        if key == "conditions":
+            raise InvalidRequest("conditions: conditions are not supported")
+        if key not in _TOP_KEYS:
+            raise InvalidRequest(f"{key}: unknown top-level key")
+    resources = mapping_at(data.get("resources"), "resources")
+    if len(resources) > MAX_RESOURCES:
+        raise InvalidRequest(f"resources: more than {MAX_RESOURCES} resources")
+    template = Template(
+        version=_version(data.get("heat_template_version")),
+        description=text_at(data.get("description"), "description"),
+        parameters={
+            name: parse_parameter(name, spec)
+            for name, spec in mapping_at(data.get("parameters"), "parameters").items()
+        },
+        resources={name: _resource(name, spec, nesting) for name, spec in resources.items()},
+        outputs={
+            name: _output(name, spec)
+            for name, spec in mapping_at(data.get("outputs"), "outputs").items()
+        },
+    )
+    check_references(template)
+    template.creation_order()
+    return template
+
+
+def parse_template_text(text: str) -> Any:
+    """YAML or JSON text as data (400 naming the line of a syntax error)."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        where = f" (line {exc.problem_mark.line + 1})" if exc.problem_mark else ""
+        raise InvalidRequest(f"Invalid template: {exc.problem or 'bad YAML'}{where}") from None
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
+        raise InvalidRequest(f"Invalid template: {str(exc)[:200]}") from None
+
+
+def _version(value: Any) -> str:
+    if value is None or value == "":
+        raise InvalidRequest("heat_template_version: required")
+    if isinstance(value, bool) or not isinstance(value, str | int | float) or len(str(value)) > 64:
+        raise InvalidRequest("heat_template_version: must be a version string or a date")
+    canonical_version(str(value))
+    return str(value)
+
+
+def _resource(name: str, spec: Any, nesting: int) -> ResourceDef:
+    path = f"resources.{name}"
+    check_name(name, path)
+    if not isinstance(spec, dict):
+        raise InvalidRequest(f"{path}: must be a mapping with a type")
+    check_keys(spec, _RESOURCE_KEYS, path)
+    kind = spec.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise InvalidRequest(f"{path}.type: required, a resource type name")
+    try:
+        rtype = resource_type(kind)
+    except InvalidRequest as exc:
+        raise InvalidRequest(f"{path}.type: {exc.message}") from None
+    properties = mapping_at(spec.get("properties"), f"{path}.properties")
+    _check_properties(rtype, properties, f"{path}.properties", nesting)
+    policy = text_at(spec.get("deletion_policy"), f"{path}.deletion_policy") or "Delete"
+    if policy.capitalize() not in _DELETION_POLICIES:
+        raise InvalidRequest(f"{path}.deletion_policy: must be one of Delete, Retain, Snapshot")
+    return ResourceDef(
+        name=name,
+        type=kind,
+        properties=properties,
+        depends_on=_depends_on(spec.get("depends_on"), f"{path}.depends_on"),
+        metadata=mapping_at(spec.get("metadata"), f"{path}.metadata"),
+        deletion_policy=policy.capitalize(),
+        update_policy=mapping_at(spec.get("update_policy"), f"{path}.update_policy"),
+    )
+
+
+def _depends_on(value: Any, path: str) -> tuple[str, ...]:
+    names = [value] if isinstance(value, str) else value
+    if value is None:
+        return ()
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise InvalidRequest(f"{path}: must be a resource name or a list of them")
+    return tuple(dict.fromkeys(names))
+
+
+def _check_properties(rtype: ResourceType, props: dict[str, Any], path: str, nesting: int) -> None:
+    """Schema checks of literal values; intrinsics wait until they are resolved."""
+    computed = {n for n, v in props.items() if has_intrinsic(v) or n in rtype.nested_properties}
+    check_properties(rtype, props, path, computed=computed)
+    member = props.get(rtype.member_definition or "")
+    if member is not None and intrinsic(member) is None:
+        _check_group_member(member, f"{path}.{rtype.member_definition}", nesting)
+    for name in rtype.nested_properties:
+        value = props.get(name)
+        if value is None or intrinsic(value) is not None:
+            continue
+        if rtype.nested_holds == "template":
+            _check_inline_template(value, f"{path}.{name}", nesting)
+        elif rtype.nested_holds == "resource":
+            _check_group_member(value, f"{path}.{name}", nesting)
+
+
+def _check_inline_template(value: Any, path: str, nesting: int) -> None:
+    if not isinstance(value, dict | str):
+        raise InvalidRequest(f"{path}: must be a template (a mapping or a YAML string)")
+    try:
+        _load(value, nesting + 1)
+    except InvalidRequest as exc:
+        raise InvalidRequest(f"{path}: {exc.message}") from None
+
+
+def _check_group_member(value: Any, path: str, nesting: int) -> None:
+    if not isinstance(value, dict):
+        raise InvalidRequest(f"{path}: must be a resource definition {{type, properties}}")
+    check_keys(value, frozenset({"type", "properties", "metadata"}), path)
+    kind = value.get("type")
+    if not isinstance(kind, str):
+        raise InvalidRequest(f"{path}.type: required, a resource type name")
+    try:
+        inner = resource_type(kind)
+    except InvalidRequest as exc:
+        raise InvalidRequest(f"{path}.type: {exc.message}") from None
+    properties = mapping_at(value.get("properties"), f"{path}.properties")
+    _check_properties(inner, properties, f"{path}.properties", nesting)
+    mapping_at(value.get("metadata"), f"{path}.metadata")
+
+
+def _output(name: str, spec: Any) -> OutputDef:
+    path = f"outputs.{name}"
+    check_name(name, path)
+    if not isinstance(spec, dict):
+        raise InvalidRequest(f"{path}: must be a mapping with a value")
+    check_keys(spec, frozenset({"value", "description"}), path)
+    description = text_at(spec.get("description"), f"{path}.description")
+    return OutputDef(name=name, value=spec.get("value"), description=description)
+
+
+#: What a hidden parameter's value reads as wherever Warden shows or stores it.
+HIDDEN_VALUE: Final = "******"
+
+
+def masked_parameters(template: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """`given` with the values of the template's hidden parameters masked.
+
+    For everything kept outside the workflow (the database projection, action inputs):
+    a hidden value lives only in the workflow's state, encrypted in history when a codec
+    key is set. A template that no longer loads masks every value.
+    """
+    try:
+        declared = load_template(template).parameters if template else {}
+    except InvalidRequest:
+        return dict.fromkeys(given, HIDDEN_VALUE)
+    return {
+        name: HIDDEN_VALUE if name in declared and declared[name].hidden else value
+        for name, value in given.items()
+    }

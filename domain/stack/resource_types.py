@@ -1,0 +1,80 @@
+"""The registry of resource types a template may use: one line per type.
+
+Each type's schema and pure rules are in its own module under `domain/stack/types/`; what
+Warden does with it (create, update, delete, check, …) is its handler, registered in
+`workflows/stack/resources/registry.py`. Schemas and property checks are in `domain/hot/properties`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from domain.errors import InvalidRequest
+from domain.hot.properties import (
+    PropertySchema,
+    ResourceType,
+    check_properties,
+    convert_property,
+    parse_bool,
+    parse_number,
+)
+from domain.stack.types import (
+    nested_stack,
+    none,
+    random_string,
+    resource_group,
+    scaling_group,
+    scaling_policy,
+    server,
+    test_resource,
+)
+
+__all__ = [
+    "AUTO_SCALING_GROUP",
+    "NONE",
+    "RANDOM_STRING",
+    "RESOURCE_GROUP",
+    "RESOURCE_TYPES",
+    "SCALING_POLICY",
+    "SERVER",
+    "STACK",
+    "TEST_RESOURCE",
+    "PropertySchema",
+    "ResourceType",
+    "check_properties",
+    "convert_property",
+    "parse_bool",
+    "parse_number",
+    "resource_type",
+]
+
+NONE: Final = none.NAME
+RANDOM_STRING: Final = random_string.NAME
+TEST_RESOURCE: Final = test_resource.NAME
+SERVER: Final = server.NAME
+STACK: Final = nested_stack.NAME
+AUTO_SCALING_GROUP: Final = scaling_group.NAME
+SCALING_POLICY: Final = scaling_policy.NAME
+RESOURCE_GROUP: Final = resource_group.NAME
+
+RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
+    t.name: t
+    for t in (
+        none.TYPE,
+        random_string.TYPE,
+        test_resource.TYPE,
+        server.TYPE,
+        nested_stack.TYPE,
+        scaling_group.TYPE,
+        scaling_policy.TYPE,
+        resource_group.TYPE,
+    )
+}
+
+
+def resource_type(name: str) -> ResourceType:
+    """The registered type called `name`; anything else is a 400 with Heat's wording."""
+    found = RESOURCE_TYPES.get(name)
+    if found is None:
+        raise InvalidRequest(f"The Resource Type ({name}) could not be found.")
+    return found

@@ -1,0 +1,279 @@
+"""Heat's rules for which operations a stack allows now, and what they target.
+
+Each rule raises a `WardenError` (409 Conflict, 400, 404) to refuse; `domain.stack.transitions`
+wraps them per operation for the `StackWorkflow`'s validators.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import yaml
+
+from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.hot.template import Template, load_template, resolve_parameters
+from domain.stack.groups import GroupMember, group_target, scaled_size
+from domain.stack.requests import ResourceSignalRequest, ScalingPlan, StackOperationRequest
+from domain.stack.resource_types import AUTO_SCALING_GROUP, SCALING_POLICY
+from domain.stack.state import (
+    ResourceState,
+    StackAction,
+    StackLock,
+    StackState,
+    Status,
+    pseudo_parameters,
+)
+
+#: Operations a stack in LOCK_FAILED / UNLOCK_FAILED still allows (Heat's table in
+#: docs/openstack-designs.md §Heat stack lock).
+_AFTER_FAILED_LOCK = {
+    (StackAction.LOCK, Status.FAILED): frozenset({StackAction.DELETE}),
+    (StackAction.UNLOCK, Status.FAILED): frozenset({StackAction.DELETE}),
+}
+
+
+def ensure_can_start(state: StackState, action: StackAction) -> None:
+    """Raise Conflict unless `action` (create, update, delete, check, suspend, resume) may start."""
+    name = state.spec.name
+    if state.deleted:
+        raise NotFound(f"The Stack ({name}) could not be found.")
+    _ensure_idle(state)
+    if state.locked:
+        raise Conflict(f"Stack {name} is locked{_lock_suffix(state.lock)}; unlock it first.")
+    allowed = _AFTER_FAILED_LOCK.get((state.action, state.status))
+    if allowed is not None and action not in allowed:
+        raise Conflict(_failed_lock_message(state))
+    if action == StackAction.CREATE:
+        if state.action != StackAction.INIT:
+            raise Conflict(f"Stack {name} already exists.")
+        return
+    if state.action == StackAction.INIT:
+        raise Conflict(f"Stack {name} is not created yet.")
+    if action == StackAction.RESUME and not (
+        state.suspended or state.action == StackAction.SUSPEND
+    ):
+        raise Conflict(
+            f"Stack {name} is {state.stack_status}: only a suspended stack can be resumed."
+        )
+    if action == StackAction.SUSPEND and state.suspended:
+        raise Conflict(f"Stack {name} is already suspended.")
+
+
+def _failed_lock_message(state: StackState) -> str:
+    also = "lock, " if state.action == StackAction.LOCK else ""
+    return (
+        f"Stack {state.spec.name} is {state.stack_status}: only {also}unlock and delete are "
+        f"allowed; unlock it first."
+    )
+
+
+def ensure_can_lock(state: StackState) -> None:
+    """Lock from a *_COMPLETE stack (not INIT/DELETE), from LOCK_COMPLETE or LOCK_FAILED."""
+    name = state.spec.name
+    if state.deleted:
+        raise NotFound(f"The Stack ({name}) could not be found.")
+    _ensure_idle(state)
+    if state.action == StackAction.LOCK and state.status in (Status.COMPLETE, Status.FAILED):
+        return
+    if state.status == Status.COMPLETE and state.action not in (
+        StackAction.INIT,
+        StackAction.DELETE,
+    ):
+        return
+    raise Conflict(f"Stack {name} cannot be locked while it is {state.stack_status}.")
+
+
+def ensure_can_unlock(state: StackState, *, by_parent: bool = False) -> None:
+    """Unlock from LOCK_COMPLETE, LOCK_FAILED or UNLOCK_FAILED.
+
+    A nested stack locked with its parent is unlocked with the parent, not alone.
+    """
+    name = state.spec.name
+    if state.deleted:
+        raise NotFound(f"The Stack ({name}) could not be found.")
+    _ensure_idle(state)
+    lock = state.lock
+    if lock is not None and lock.parent_id and not by_parent and state.locked:
+        raise Conflict(
+            f"Stack {name} is locked with its parent stack {lock.parent_id}; unlock that one."
+        )
+    if state.stack_status not in ("LOCK_COMPLETE", "LOCK_FAILED", "UNLOCK_FAILED"):
+        raise Conflict(f"Stack {name} is not locked (it is {state.stack_status}).")
+
+
+def ensure_can_cancel_update(state: StackState) -> None:
+    """cancel_update only means something while an update runs."""
+    if state.busy is None or state.busy.action != StackAction.UPDATE:
+        raise Conflict(
+            f"Cancelling update when stack is {state.stack_status} is not allowed; "
+            f"it must be UPDATE_IN_PROGRESS."
+        )
+
+
+def _ensure_idle(state: StackState) -> None:
+    if state.busy is not None:
+        raise Conflict(
+            f"Stack {state.spec.name} already has an action ({state.busy.action.value}) "
+            f"in progress."
+        )
+
+
+def _lock_suffix(lock: StackLock | None) -> str:
+    if lock is None:
+        return ""
+    who = f" by {lock.owner}" if lock.owner else ""
+    why = f": {lock.reason}" if lock.reason else ""
+    return f" (level {lock.level.value}{who}{why})"
+
+
+# ---- mark unhealthy (docs/api-contract.md §Mark unhealthy) ----
+# After Heat's design: docs/openstack-designs.md §Heat mark-unhealthy.
+
+
+def find_resource(state: StackState, key: str) -> ResourceState:
+    """A resource by name, else by physical id (ambiguous → 400, unknown → 404)."""
+    if key in state.resources:
+        return state.resources[key]
+    matches = [r for r in state.resources.values() if r.physical_id == key]
+    if len(matches) > 1:
+        names = ", ".join(sorted(r.name for r in matches))
+        raise InvalidRequest(
+            f"Multiple resources ({names}) of stack {state.spec.name} have the physical "
+            f"resource id {key}; use the resource name."
+        )
+    if not matches:
+        raise NotFound(f"The Resource ({key}) could not be found in Stack {state.spec.name}.")
+    return matches[0]
+
+
+def ensure_can_mark(state: StackState, key: str) -> ResourceState:
+    """Raise unless a resource may be marked now; returns the resource."""
+    if state.deleted:
+        raise NotFound(f"The Stack ({state.spec.name}) could not be found.")
+    _ensure_idle(state)
+    if state.locked:
+        raise Conflict(
+            f"Stack {state.spec.name} is locked{_lock_suffix(state.lock)}; unlock it first."
+        )
+    if (state.action, state.status) in _AFTER_FAILED_LOCK:
+        raise Conflict(_failed_lock_message(state))
+    return find_resource(state, key)
+
+
+# ---- the template and parameters an operation moves the stack to ----
+
+#: Types the template language knows but this Warden cannot run yet: refused with 400
+#: rather than silently created as nothing.
+NOT_YET_SUPPORTED: frozenset[str] = frozenset()
+
+
+def ensure_supported(template: Template) -> None:
+    """Refuse resource types Warden validates but cannot create yet."""
+    for name, resource in sorted(template.resources.items()):
+        if resource.type in NOT_YET_SUPPORTED:
+            raise InvalidRequest(
+                f"resources.{name}.type: The Resource Type ({resource.type}) is not "
+                f"supported by this Warden yet."
+            )
+
+
+def template_object(raw: dict[str, Any] | str) -> dict[str, Any]:
+    """A template property (object or YAML/JSON text) as JSON-safe data (dates as text)."""
+    if isinstance(raw, dict):
+        return raw
+    load_template(raw)  # a 400 naming the problem if the text is not a template
+    parsed: dict[str, Any] = json.loads(json.dumps(yaml.safe_load(raw), default=str))
+    return parsed
+
+
+def _placeholder_names() -> Callable[[], str]:
+    counter = iter(range(1_000_000))
+    return lambda: f"member-{next(counter)}"
+
+
+def target_of(
+    state: StackState,
+    req: StackOperationRequest,
+    new_name: Callable[[], str] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The template and parameters a create/update moves the stack to (400 if invalid).
+
+    `new_name` names new scaling-group members (workflows pass one built on
+    `workflow.random()`; validators leave it out and get placeholders).
+    """
+    if req.group is not None:
+        members = [
+            GroupMember(
+                name=r.name,
+                failed=r.failed,
+                created=r.physical_id is not None,
+                created_at=r.created_at,
+            )
+            for r in sorted(state.resources.values(), key=lambda r: (r.created_at, r.name))
+        ]
+        old = (state.template or {}).get("resources") or {}
+        return group_target(members, req.group, old, new_name or _placeholder_names()), {}
+    if req.existing:
+        template = req.template if req.template is not None else state.template
+        parameters = {**state.parameters, **(req.parameters or {})}
+    else:
+        if req.template is None:
+            raise InvalidRequest("template: a template is required.")
+        template, parameters = req.template, dict(req.parameters or {})
+    loaded = load_template(template)
+    ensure_supported(loaded)
+    resolve_parameters(loaded, parameters, pseudo=pseudo_parameters(state.spec))
+    return template, parameters
+
+
+# ---- scaling signals ----
+
+
+def plan_scaling_signal(
+    state: StackState, req: ResourceSignalRequest, now: datetime
+) -> ScalingPlan:
+    """Heat's scaling-policy signal: 409 when busy/locked, 400 for a non-policy, cooldown."""
+    policy, group = scaling_target(state, req)
+    props = policy.resolved
+    current = int(group.attributes.get("current_size", 0))
+    size = scaled_size(props, group.resolved, current)
+    plan = ScalingPlan(policy=policy.name, group=group.name, current=current, size=size)
+    cooldown = int(props.get("cooldown") or group.resolved.get("cooldown") or 0)
+    last = policy.attributes.get("last_adjustment")
+    if last and cooldown and (now - datetime.fromisoformat(last)).total_seconds() < cooldown:
+        return plan.model_copy(update={"ignored": f"in cooldown ({cooldown} s) since {last}"})
+    if size == current:
+        bounds = f"[{group.resolved.get('min_size')}, {group.resolved.get('max_size')}]"
+        return plan.model_copy(
+            update={"ignored": f"{group.name} stays at {current} member(s) (bounds {bounds})"}
+        )
+    return plan
+
+
+def scaling_target(
+    state: StackState, req: ResourceSignalRequest
+) -> tuple[ResourceState, ResourceState]:
+    """The scaling policy signalled and the group it resizes (409 busy/locked, 400 else)."""
+    ensure_can_start(state, StackAction.UPDATE)
+    policy = find_resource(state, req.resource_name)
+    if policy.type != SCALING_POLICY:
+        raise InvalidRequest(
+            f"Resource {policy.name} ({policy.type}) of stack {state.spec.name} does not "
+            f"accept signals."
+        )
+    props = policy.resolved
+    target = str(props.get("auto_scaling_group_id", ""))
+    groups = [
+        r
+        for r in state.resources.values()
+        if r.type == AUTO_SCALING_GROUP and target in (r.physical_id, r.name)
+    ]
+    if not groups:
+        raise InvalidRequest(
+            f"Scaling group {target} of policy {policy.name} is not a resource of stack "
+            f"{state.spec.name}."
+        )
+    return policy, groups[0]

@@ -1,0 +1,200 @@
+"""ClusterUpdateWorkflow: roll a cluster onto a new profile, one batch at a time.
+
+Each batch first builds its replacements (new nodes on the new profile, so capacity
+never drops), then removes the nodes they replace through the same scale-in path as
+any removal: the deletion policy's grace period and lifecycle hook apply, and an app
+draining nodes sees each replaced node's hook message. Failed nodes are in the first
+batches (`domain/cluster/policies/batch.py`). Between batches the batch policy's pause is a
+durable timer. A batch whose replacements do not all come up stops the roll with
+the old nodes still in service. Each batch is its own pair of children
+(`cluster-op:{cluster}:{action}:batch-{n}:create|remove`) in the Temporal UI.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from pydantic import BaseModel
+from temporalio import workflow
+from temporalio.exceptions import ChildWorkflowError
+
+with workflow.unsafe.imports_passed_through():
+    from domain.actions import ActionChange, ActionName, ActionStatus
+    from domain.cluster.lifecycle import DeletionSettings
+    from domain.cluster.nodes import NodeState, NodeStatus, node_name
+    from domain.projection import ChangeSet
+    from workflows import ids
+    from workflows.cluster.operations import (
+        ClusterCreateWorkflow,
+        NodesOperationInput,
+        NodesOperationResult,
+        finished,
+    )
+    from workflows.cluster.scale_in import ScaleInInput, ScaleInWorkflow
+    from workflows.entity import failure_reason, record
+    from workflows.search_attributes import warden_attributes
+
+
+class ClusterUpdateInput(BaseModel):
+    """The roll, as the cluster planned it when it accepted the update."""
+
+    project_id: str
+    cluster_id: str
+    cluster_name: str
+    action_id: str
+    profile_id: str
+    profile: dict[str, Any]
+    nodes: list[NodeState]
+    #: Node ids of each batch, failed nodes first.
+    batches: list[list[str]]
+    pause_time_s: int
+    #: Index of the first replacement's name (the cluster reserved one per node).
+    first_index: int
+    deletion: DeletionSettings
+    complete_url: str
+    server_poll_interval_s: int = 30
+
+
+@workflow.defn(name="ClusterUpdateWorkflow")
+class ClusterUpdateWorkflow:
+    """Replace the nodes batch by batch; answer the new nodes and the removed ones."""
+
+    @workflow.run
+    async def run(self, inp: ClusterUpdateInput) -> NodesOperationResult:
+        by_id = {n.node_id: n for n in inp.nodes}
+        touched: list[NodeState] = []
+        removed: list[str] = []
+        index = inp.first_index
+        for number, batch in enumerate(inp.batches, start=1):
+            old = [by_id[node_id] for node_id in batch]
+            await self._progress(
+                inp,
+                f"batch {number}/{len(inp.batches)}: replacing "
+                f"{', '.join(n.name for n in old)} ({len(removed)} of {len(inp.nodes)} done)",
+            )
+            fresh = [self._replacement(inp, index + i) for i in range(len(old))]
+            index += len(old)
+            result = await self._build(inp, number, fresh)
+            touched.extend(result.nodes)
+            if result.error:
+                return finished(self._stopped(touched, removed, number, result.error))
+            stage = f"CLUSTER_UPDATE batch {number}/{len(inp.batches)}: "
+            result = await self._remove(inp, number, old, stage)
+            touched.extend(n for n in result.nodes if n.node_id not in result.removed)
+            removed.extend(result.removed)
+            if result.error:
+                return finished(self._stopped(touched, removed, number, result.error))
+            if number < len(inp.batches) and inp.pause_time_s:
+                await self._progress(
+                    inp,
+                    f"pausing {inp.pause_time_s} s after batch {number}/{len(inp.batches)} "
+                    f"({len(removed)} of {len(inp.nodes)} done)",
+                )
+                await workflow.sleep(timedelta(seconds=inp.pause_time_s), summary="batch pause")
+        return finished(NodesOperationResult(nodes=touched, removed=removed))
+
+    async def _progress(self, inp: ClusterUpdateInput, text: str) -> None:
+        """Show where the roll is: in the Temporal UI and on the action (CLI, API)."""
+        workflow.set_current_details(f"**{inp.cluster_name}**: {text}")
+        progress = ActionChange(
+            action_id=inp.action_id,
+            project_id=inp.project_id,
+            name=ActionName.CLUSTER_UPDATE,
+            target=inp.cluster_id,
+            status=ActionStatus.RUNNING,
+            status_reason=f"CLUSTER_UPDATE {text}",
+            at=workflow.now(),
+        )
+        await record(ChangeSet(actions=[progress]), summary=text)
+
+    def _replacement(self, inp: ClusterUpdateInput, index: int) -> NodeState:
+        now = workflow.now()
+        return NodeState(
+            node_id=str(workflow.uuid4()),
+            name=node_name(inp.cluster_name, index),
+            index=index,
+            profile_id=inp.profile_id,
+            created_at=now,
+            updated_at=now,
+        )
+
+    async def _build(
+        self, inp: ClusterUpdateInput, number: int, fresh: list[NodeState]
+    ) -> NodesOperationResult:
+        nodes = NodesOperationInput(
+            project_id=inp.project_id,
+            cluster_id=inp.cluster_id,
+            cluster_name=inp.cluster_name,
+            action_id=inp.action_id,
+            profile=inp.profile,
+            nodes=fresh,
+        )
+        return await self._child(
+            ClusterCreateWorkflow.run,
+            nodes,
+            ids.cluster_update_step(inp.cluster_id, inp.action_id, number, "create"),
+            f"batch {number}: create {len(fresh)} node(s) of cluster {inp.cluster_name}",
+            inp,
+            fresh,
+        )
+
+    async def _remove(
+        self, inp: ClusterUpdateInput, number: int, old: list[NodeState], stage: str
+    ) -> NodesOperationResult:
+        victims = ScaleInInput(
+            project_id=inp.project_id,
+            cluster_id=inp.cluster_id,
+            cluster_name=inp.cluster_name,
+            action_id=inp.action_id,
+            action_name=ActionName.CLUSTER_UPDATE,
+            victims=old,
+            deletion=inp.deletion,
+            complete_url=inp.complete_url,
+            server_poll_interval_s=inp.server_poll_interval_s,
+            stage=stage,
+        )
+        return await self._child(
+            ScaleInWorkflow.run,
+            victims,
+            ids.cluster_update_step(inp.cluster_id, inp.action_id, number, "remove"),
+            f"batch {number}: remove {len(old)} replaced node(s) of cluster {inp.cluster_name}",
+            inp,
+            old,
+        )
+
+    async def _child(
+        self,
+        run: Any,
+        arg: Any,
+        workflow_id: str,
+        summary: str,
+        inp: ClusterUpdateInput,
+        nodes: list[NodeState],
+    ) -> NodesOperationResult:
+        """A batch step as a child; a crash of the step fails the batch, not the roll."""
+        try:
+            result: NodesOperationResult = await workflow.execute_child_workflow(
+                run,
+                arg,
+                id=workflow_id,
+                static_summary=summary,
+                search_attributes=warden_attributes(
+                    inp.project_id, "cluster-op", inp.cluster_id, "RUNNING"
+                ),
+            )
+        except ChildWorkflowError as err:
+            return NodesOperationResult(nodes=nodes, error=failure_reason(err))
+        return result
+
+    @staticmethod
+    def _stopped(
+        touched: list[NodeState], removed: list[str], number: int, error: str
+    ) -> NodesOperationResult:
+        failed = [n.name for n in touched if n.status == NodeStatus.ERROR]
+        detail = f" ({', '.join(failed)} in ERROR)" if failed else ""
+        return NodesOperationResult(
+            nodes=touched,
+            removed=removed,
+            error=f"Update stopped at batch {number}: {error}{detail}",
+        )

@@ -1,0 +1,385 @@
+"""StackOperationWorkflow: one stack operation (`stack-op:{stack_id}:{action_id}`).
+
+It walks the template's dependency graph: a resource starts as soon as everything it
+requires is done, so independent resources run in parallel; deletion walks the graph
+backwards. Every resource transition is written to the database (batched while a
+write is in flight) and becomes an event. After the first failure no new resource
+starts; those already running finish. Old physical resources of replaced resources,
+and resources gone from the template, are deleted at the end, dependents first.
+
+What each resource type does is its handler (`workflows/stack/resources/registry.py`); the
+bookkeeping and the graph walk are in `workflows/stack/walk.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from domain.errors import InvalidRequest
+    from domain.hot.template import (
+        Template,
+        load_template,
+        resolve,
+        resolve_parameters,
+        resolve_properties,
+        static_properties,
+    )
+    from domain.stack.plan import ChangeKind, CurrentResource, UpdatePlan, plan_update
+    from domain.stack.resource_types import resource_type
+    from domain.stack.state import ResourceState, StackAction, Status, pseudo_parameters
+    from workflows.search_attributes import WARDEN_STATUS
+    from workflows.stack.messages import NESTED_FINISHED, NestedOutcome
+    from workflows.stack.op_messages import EMPTY_TEMPLATE, StackOpInput, StackOpResult
+    from workflows.stack.resources.base import ResourceFailed
+    from workflows.stack.resources.registry import act_on_resource, handler_for
+    from workflows.stack.walk import StackWalk
+
+__all__ = ["EMPTY_TEMPLATE", "StackOpInput", "StackOpResult", "StackOperationWorkflow"]
+
+
+@workflow.defn(name="StackOperationWorkflow")
+class StackOperationWorkflow(StackWalk):
+    """Carries out one stack operation along the dependency graph."""
+
+    @workflow.signal(name=NESTED_FINISHED)
+    def nested_finished(self, outcome: NestedOutcome) -> None:
+        """A nested stack's answer to one of this operation's requests."""
+        self.nested[outcome.action_id] = outcome
+
+    @workflow.signal(name="cancel")
+    def cancel(self, reason: str) -> None:
+        """cancel_update: start nothing new and stop the steps that only wait."""
+        self._stop(reason or "Stack UPDATE cancelled")
+
+    def _stop(self, reason: str) -> None:
+        """Fail the operation now: nothing new starts; pure waits are cancelled.
+
+        Steps with a cloud side (a server being created) finish, so Warden always
+        knows the physical resource they made and nothing is orphaned.
+        """
+        self._fail(reason)
+        for name, task in list(self.waiting.items()):
+            if handler_for(self.resources[name].type).pure:
+                task.cancel()
+
+    @workflow.run
+    async def run(self, inp: StackOpInput) -> StackOpResult:
+        self.inp = inp
+        self.resources = dict(inp.resources)
+        flusher = asyncio.create_task(self._flush_forever())
+        work = asyncio.create_task(self._dispatch(inp))
+        if inp.timeout_s:
+            timed_out = not await self._wait(work, inp.timeout_s)
+            if timed_out:
+                self._stop(f"Stack {inp.action.value} timed out after {inp.timeout_s} s")
+        await work
+        outputs = self._outputs(inp) if inp.action != StackAction.DELETE else {}
+        self.closing = True
+        await flusher
+        outcome = "FAILED" if self.error else "COMPLETE"
+        workflow.upsert_search_attributes([WARDEN_STATUS.value_set(outcome)])
+        return StackOpResult(resources=self.resources, outputs=outputs, error=self.error)
+
+    async def _wait(self, work: asyncio.Task[None], timeout_s: int) -> bool:
+        try:
+            await workflow.wait_condition(work.done, timeout=timedelta(seconds=timeout_s))
+        except TimeoutError:
+            return False
+        return True
+
+    async def _dispatch(self, inp: StackOpInput) -> None:
+        try:
+            await self._dispatch_checked(inp)
+        except InvalidRequest as err:
+            # e.g. a nested stack's template rejecting the parameters it was given:
+            # the operation fails with the reason instead of retrying a workflow task.
+            self._fail(err.message)
+
+    async def _dispatch_checked(self, inp: StackOpInput) -> None:
+        if inp.action in (StackAction.CREATE, StackAction.UPDATE, StackAction.ROLLBACK):
+            await self._converge(inp)
+        elif inp.action == StackAction.DELETE:
+            old = load_template(inp.old_template or EMPTY_TEMPLATE)
+            await self._delete_all(old)
+        else:
+            await self._act_on_all(inp)
+
+    # ---- create / update / rollback ----
+
+    async def _converge(self, inp: StackOpInput) -> None:
+        new = load_template(inp.template or EMPTY_TEMPLATE)
+        params = resolve_parameters(new, inp.parameters, pseudo=pseudo_parameters(inp.spec))
+        old = load_template(inp.old_template or EMPTY_TEMPLATE)
+        old_params = (
+            resolve_parameters(old, inp.old_parameters, pseudo=pseudo_parameters(inp.spec))
+            if inp.old_template
+            else {}
+        )
+        plan = plan_update(old, old_params, self._current(), new, params)
+        self.update_policies = {n: dict(r.update_policy) for n, r in new.resources.items()}
+        self.required_by = new.required_by()
+        deps = new.dependencies()
+
+        async def step(name: str) -> bool:
+            return await self._converge_one(new, params, plan, name, deps[name])
+
+        await self._walk(new.creation_order(), {n: set(deps[n]) for n in deps}, step)
+        gone = plan.of(ChangeKind.DELETE)
+        if not self.error:
+            await self._delete_named(old, gone)
+        await self._clean_up_replaced()
+
+    def _current(self) -> dict[str, CurrentResource]:
+        """Resources as the planner sees them.
+
+        A nested stack that a stack check found failed members in is shown as healthy
+        and updated in place, so only its failed members are replaced; one marked
+        unhealthy by a user is replaced whole (Heat's mark-unhealthy rules). So is one
+        whose own update failed or was cancelled (a group's roll stopped midway): its
+        nested stack is updated back, member by member, not rebuilt (Heat's
+        `StackResource._needs_update`).
+        """
+        current = {}
+        for r in self.resources.values():
+            status = r.status.value
+            nested = handler_for(r.type).nested
+            if r.name in self._inp().group_sizes:
+                self.force_update.add(r.name)
+            if nested and r.physical_id and not (r.failed and r.marked):
+                # Nested stacks are always visited: their own update replaces failed
+                # members (a group keeps their names) and is a no-op otherwise.
+                self.force_update.add(r.name)
+            if nested and r.resource_status == "CHECK_FAILED" and not r.marked:
+                self.force_update.add(r.name)
+                status = Status.COMPLETE.value
+            if _failed_nested_update(r) and workflow.patched("nested-update-failed-in-place"):
+                status = Status.COMPLETE.value
+            current[r.name] = CurrentResource(
+                name=r.name,
+                type=r.type,
+                action=r.action.value,
+                status=status,
+                physical_id=r.physical_id,
+                applied=r.properties if r.physical_id else None,
+            )
+        return current
+
+    def _forced_reason(self, name: str) -> str:
+        size = self.group_size(name)
+        return (
+            f"scaling to {size} member(s)"
+            if size is not None
+            else "nested stack has failed members"
+        )
+
+    async def _converge_one(
+        self,
+        tpl: Template,
+        params: dict[str, Any],
+        plan: UpdatePlan,
+        name: str,
+        requires: frozenset[str],
+    ) -> bool:
+        change = plan.changes[name]
+        definition = tpl.resources[name]
+        current = self.resources.get(name)
+        kind, reason = change.kind, change.reason
+        forced = name in self.force_update and kind == ChangeKind.KEEP
+        if forced:
+            kind, reason = ChangeKind.UPDATE, self._forced_reason(name)
+        if kind == ChangeKind.KEEP:
+            touched = sorted(requires & self.changed)
+            if not touched or current is None:
+                return True
+            kind, reason = ChangeKind.UPDATE, f"depends on changed {', '.join(touched)}"
+        try:
+            props = resolve_properties(definition, params, self._resolved())
+        except InvalidRequest as err:
+            return self._failed_before_start(name, definition.type, err.message)
+        applied_props = static_properties(definition, params)
+        if kind == ChangeKind.UPDATE and current is not None:
+            if change.kind == ChangeKind.KEEP and not forced and props == current.resolved:
+                return True  # what it reads changed, but not what it was configured with
+            if not resource_type(definition.type).updatable_in_place(current.resolved, props):
+                kind = ChangeKind.REPLACE
+        self.changed.add(name)
+        if kind == ChangeKind.UPDATE and current is not None:
+            return await self._update_in_place(current, props, applied_props, reason)
+        return await self._create(name, definition.type, props, applied_props, reason)
+
+    async def _create(
+        self,
+        name: str,
+        rtype: str,
+        props: dict[str, Any],
+        applied_props: dict[str, Any],
+        reason: str,
+    ) -> bool:
+        """Create a resource, or its replacement (the old one is deleted at the end)."""
+        old = self.resources.get(name)
+        replacing = old is not None and old.physical_id is not None
+        action = StackAction.UPDATE if replacing else StackAction.CREATE
+        fresh = self._fresh(name, rtype, old, props, applied_props)
+        progress = (
+            f"Replacing {old.physical_id}: {reason}" if replacing and old else "state changed"
+        )
+        base = old if replacing and old else fresh
+        self._set(base, action, Status.IN_PROGRESS, progress)
+        try:
+            applied = await handler_for(rtype).create(self, name, props, fresh.resource_id)
+        except ResourceFailed as err:
+            if err.physical_id:
+                self.cleanup.append(fresh.model_copy(update={"physical_id": err.physical_id}))
+            return self._set_failed(base, action, err.reason)
+        if replacing and old is not None:
+            self.cleanup.append(old)
+            self._emit_replaced(old, applied)
+        done = self._applied(fresh, applied)
+        self._set(
+            done, action, Status.COMPLETE, f"Replaced: {reason}" if replacing else "state changed"
+        )
+        return True
+
+    @staticmethod
+    def _fresh(
+        name: str,
+        rtype: str,
+        old: ResourceState | None,
+        props: dict[str, Any],
+        applied_props: dict[str, Any],
+    ) -> ResourceState:
+        """The state of a new resource (or of the replacement of `old`)."""
+        now = workflow.now()
+        return ResourceState(
+            name=name,
+            type=rtype,
+            resource_id=str(workflow.uuid4()),
+            properties=applied_props,
+            resolved=props,
+            generation=(old.generation + 1) if old else 0,
+            created_at=old.created_at if old else now,
+            updated_at=now,
+        )
+
+    async def _update_in_place(
+        self,
+        current: ResourceState,
+        props: dict[str, Any],
+        applied_props: dict[str, Any],
+        reason: str,
+    ) -> bool:
+        self._set(current, StackAction.UPDATE, Status.IN_PROGRESS, reason)
+        try:
+            applied = await handler_for(current.type).update(self, current, props)
+        except ResourceFailed as err:
+            return self._set_failed(current, StackAction.UPDATE, err.reason)
+        done = self._applied(current, applied).model_copy(
+            update={"properties": applied_props, "resolved": props}
+        )
+        self._set(done, StackAction.UPDATE, Status.COMPLETE, reason or "state changed")
+        return True
+
+    # ---- delete ----
+
+    async def _delete_all(self, tpl: Template) -> None:
+        names = list(self.resources)
+        await self._delete_named(tpl, names)
+        await self._clean_up_replaced()
+
+    async def _delete_named(self, tpl: Template, names: list[str]) -> None:
+        """Delete resources, each after everything that requires it."""
+        wanted = set(names)
+        required_by = tpl.required_by()
+        waits = {n: {d for d in required_by.get(n, []) if d in wanted} for n in names}
+        order = [n for n in reversed(tpl.creation_order()) if n in wanted]
+        order += sorted(wanted - set(order))
+        await self._walk(order, waits, self._delete_one)
+
+    async def _delete_physical(self, resource: ResourceState) -> None:
+        handler = handler_for(resource.type)
+        await handler.delete(self, resource.physical_id, resource.resolved)
+
+    async def _delete_one(self, name: str) -> bool:
+        current = self.resources[name]
+        self._set(current, StackAction.DELETE, Status.IN_PROGRESS, "state changed")
+        try:
+            await self._delete_physical(current)
+        except ResourceFailed as err:
+            return self._set_failed(current, StackAction.DELETE, err.reason)
+        gone = current.model_copy(
+            update={
+                "action": StackAction.DELETE,
+                "status": Status.COMPLETE,
+                "updated_at": workflow.now(),
+            }
+        )
+        del self.resources[name]
+        self._emit(gone, "state changed", deleted=True)
+        return True
+
+    async def _clean_up_replaced(self) -> None:
+        for old in reversed(self.cleanup):
+            try:
+                await self._delete_physical(old)
+            except ResourceFailed as err:
+                self._fail(f"Deleting replaced {old.name} ({old.physical_id}) failed: {err.reason}")
+                continue
+            self._emit_event(
+                old, StackAction.DELETE, Status.COMPLETE, f"Deleted replaced {old.physical_id}"
+            )
+
+    # ---- check / suspend / resume / lock / unlock ----
+
+    async def _act_on_all(self, inp: StackOpInput) -> None:
+        action = inp.action
+        locking = action in (StackAction.LOCK, StackAction.UNLOCK)
+
+        async def step(name: str) -> bool:
+            current = self.resources[name]
+            touches_state = not locking or handler_for(current.type).has_lock_state(current)
+            if touches_state:
+                self._set(current, action, Status.IN_PROGRESS, "state changed")
+            try:
+                await act_on_resource(self, current, action, inp.lock)
+            except ResourceFailed as err:
+                return self._set_failed(current, action, err.reason) if touches_state else False
+            if touches_state:
+                locked = action == StackAction.LOCK
+                done = current.model_copy(update={"locked": locked})
+                self._set(done, action, Status.COMPLETE, "state changed")
+            return True
+
+        await self._walk(sorted(self.resources), {n: set() for n in self.resources}, step)
+
+    # ---- outputs ----
+
+    def _outputs(self, inp: StackOpInput) -> dict[str, Any]:
+        try:
+            tpl = load_template(inp.template or EMPTY_TEMPLATE)
+            params = resolve_parameters(tpl, inp.parameters, pseudo=pseudo_parameters(inp.spec))
+        except InvalidRequest:
+            return {}
+        resolved = self._resolved()
+        outputs: dict[str, Any] = {}
+        for name, output in tpl.outputs.items():
+            try:
+                outputs[name] = resolve(output.value, params, resolved)
+            except InvalidRequest as err:
+                outputs[name] = None
+                workflow.logger.info("output %s of stack %s: %s", name, self._spec().stack_id, err)
+        return outputs
+
+
+def _failed_nested_update(r: ResourceState) -> bool:
+    """A nested stack left UPDATE_FAILED by its own update, not by a user's mark."""
+    return (
+        handler_for(r.type).nested
+        and bool(r.physical_id)
+        and r.resource_status == "UPDATE_FAILED"
+        and not r.marked
+    )

@@ -1,0 +1,120 @@
+"""`OS::Heat::Stack`: the physical resource is a nested stack with its own workflow.
+
+Every step is a request to that stack (`workflows/stack/nested.py`); its failure
+becomes this resource's failure with the nested stack's reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from domain.stack.state import ResourceState, StackAction, StackLock
+    from workflows.stack.nested import (
+        NestedContext,
+        NestedFailed,
+        act_on_nested,
+        create_nested,
+        delete_nested,
+        update_nested,
+    )
+    from workflows.stack.resources.base import Applied, ResourceFailed, ResourceHandler
+
+
+def nested_reason(err: NestedFailed) -> str:
+    """Why the nested stack's operation failed, for the parent's resource."""
+    status = f" is {err.outcome.stack_status}" if err.outcome.stack_status else ""
+    return f"Nested stack {err.outcome.stack_id}{status}: {err.outcome.reason}"
+
+
+class NestedStackHandler(ResourceHandler):
+    """A nested stack; check, suspend, resume, lock and unlock reach it too."""
+
+    pure: ClassVar[bool] = False
+    nested: ClassVar[bool] = True
+
+    async def _create_stack(
+        self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
+    ) -> dict[str, Any]:
+        return await create_nested(ctx, name, props, resource_id)
+
+    async def _update_stack(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> dict[str, Any]:
+        return await update_nested(ctx, current, props)
+
+    async def create(
+        self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
+    ) -> Applied:
+        """Start the nested stack (its id is the resource id) and wait for its CREATE."""
+        try:
+            attributes = await self._create_stack(ctx, name, props, resource_id)
+        except NestedFailed as err:
+            raise ResourceFailed(nested_reason(err), resource_id) from err
+        return Applied(physical_id=resource_id, reference=resource_id, attributes=attributes)
+
+    async def update(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> Applied:
+        """Update the nested stack (replacing its failed members)."""
+        try:
+            attributes = await self._update_stack(ctx, current, props)
+        except NestedFailed as err:
+            raise ResourceFailed(nested_reason(err)) from err
+        return Applied(
+            physical_id=current.physical_id, reference=current.reference, attributes=attributes
+        )
+
+    async def delete(
+        self, ctx: NestedContext, physical_id: str | None, props: dict[str, Any]
+    ) -> None:
+        """Delete the nested stack."""
+        if not physical_id:
+            return
+        try:
+            await delete_nested(ctx, physical_id)
+        except NestedFailed as err:
+            raise ResourceFailed(nested_reason(err)) from err
+
+    async def _act(
+        self,
+        ctx: NestedContext,
+        current: ResourceState,
+        action: StackAction,
+        lock: StackLock | None = None,
+    ) -> None:
+        if not current.physical_id:
+            return
+        try:
+            await act_on_nested(ctx, current, action, lock)
+        except NestedFailed as err:
+            failed = f" (failed: {', '.join(err.outcome.failed)})" if err.outcome.failed else ""
+            raise ResourceFailed(nested_reason(err) + failed) from err
+
+    async def check(self, ctx: NestedContext, current: ResourceState) -> None:
+        """Check the nested stack; its failed members are named in the reason."""
+        await self._act(ctx, current, StackAction.CHECK)
+
+    async def suspend(self, ctx: NestedContext, current: ResourceState) -> None:
+        """Suspend the nested stack."""
+        await self._act(ctx, current, StackAction.SUSPEND)
+
+    async def resume(self, ctx: NestedContext, current: ResourceState) -> None:
+        """Resume the nested stack."""
+        await self._act(ctx, current, StackAction.RESUME)
+
+    async def lock(
+        self, ctx: NestedContext, current: ResourceState, lock: StackLock | None
+    ) -> None:
+        """Lock the nested stack with the same lock."""
+        await self._act(ctx, current, StackAction.LOCK, lock)
+
+    async def unlock(self, ctx: NestedContext, current: ResourceState) -> None:
+        """Unlock the nested stack."""
+        await self._act(ctx, current, StackAction.UNLOCK)
+
+    def has_lock_state(self, current: ResourceState) -> bool:
+        """A created nested stack is locked and unlocked."""
+        return bool(current.physical_id)

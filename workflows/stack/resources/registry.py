@@ -1,0 +1,65 @@
+"""The registry of resource handlers: what a stack operation does with each type.
+
+One line per type with behaviour of its own; a registered schema without a line here
+(OS::Heat::None) gets the base handler: an id on create, nothing to do otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from domain.stack.state import ResourceState, StackAction, StackLock
+    from domain.stack.types import (
+        nested_stack,
+        random_string,
+        resource_group,
+        scaling_group,
+        scaling_policy,
+        server,
+        test_resource,
+    )
+    from workflows.stack.nested import NestedContext
+    from workflows.stack.resources.base import ResourceHandler
+    from workflows.stack.resources.nested_stack import NestedStackHandler
+    from workflows.stack.resources.random_string import RandomStringHandler
+    from workflows.stack.resources.resource_group import ResourceGroupHandler
+    from workflows.stack.resources.scaling_group import ScalingGroupHandler
+    from workflows.stack.resources.scaling_policy import ScalingPolicyHandler
+    from workflows.stack.resources.server import ServerHandler
+    from workflows.stack.resources.test_resource import TestResourceHandler
+
+HANDLERS: Final[dict[str, ResourceHandler]] = {
+    random_string.NAME: RandomStringHandler(),
+    test_resource.NAME: TestResourceHandler(),
+    server.NAME: ServerHandler(),
+    nested_stack.NAME: NestedStackHandler(),
+    scaling_group.NAME: ScalingGroupHandler(),
+    scaling_policy.NAME: ScalingPolicyHandler(),
+    resource_group.NAME: ResourceGroupHandler(),
+}
+_NO_PHYSICAL_SIDE: Final = ResourceHandler()
+
+
+def handler_for(rtype: str) -> ResourceHandler:
+    """The handler of resource type `rtype`."""
+    return HANDLERS.get(rtype, _NO_PHYSICAL_SIDE)
+
+
+async def act_on_resource(
+    ctx: NestedContext, current: ResourceState, action: StackAction, lock: StackLock | None
+) -> None:
+    """check / suspend / resume / lock / unlock one resource (raises ResourceFailed)."""
+    handler = handler_for(current.type)
+    if action == StackAction.CHECK:
+        await handler.check(ctx, current)
+    elif action == StackAction.SUSPEND:
+        await handler.suspend(ctx, current)
+    elif action == StackAction.RESUME:
+        await handler.resume(ctx, current)
+    elif action == StackAction.LOCK:
+        await handler.lock(ctx, current, lock)
+    elif action == StackAction.UNLOCK:
+        await handler.unlock(ctx, current)

@@ -1,0 +1,143 @@
+"""`OS::Nova::Server` through the idempotent compute activities.
+
+A retried create finds the server its first attempt made, by request id (the
+resource id). Suspend pauses, lock level "all" locks the server in Nova.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.compute import ComputeActivities
+    from activities.recovery import RecoveryActivities
+    from domain.cluster.recovery import RebuildRequest
+    from domain.servers import ServerInfo, ServerRequest
+    from domain.stack.state import LockLevel, ResourceState, StackLock
+    from domain.stack.types.server import needs_rebuild, server_attributes, server_request
+    from workflows.stack.nested import NestedContext
+    from workflows.stack.resources.base import (
+        Applied,
+        ResourceFailed,
+        ResourceHandler,
+        call_activity,
+        unchanged,
+    )
+
+
+def _applied(info: ServerInfo) -> Applied:
+    return Applied(
+        physical_id=info.physical_id, reference=info.physical_id, attributes=server_attributes(info)
+    )
+
+
+async def _wait_active(physical_id: str) -> ServerInfo:
+    info: ServerInfo = await call_activity(
+        ComputeActivities.wait_server_active, physical_id, timeout_s=30, poll=True
+    )
+    return info
+
+
+class ServerHandler(ResourceHandler):
+    """A Nova server."""
+
+    pure: ClassVar[bool] = False
+
+    async def create(
+        self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
+    ) -> Applied:
+        """Create the server and wait until it is ACTIVE."""
+        spec = ctx.parent()
+        request = server_request(spec.name, spec.stack_id, name, props, resource_id)
+        try:
+            created: ServerInfo = await call_activity(ComputeActivities.create_server, request)
+        except ResourceFailed as err:
+            if not workflow.patched("adopt-after-failed-create"):
+                raise
+            raise ResourceFailed(err.reason, await _lost_server(request)) from err
+        if created.status.upper() == "ACTIVE" and workflow.patched("server-active-at-create"):
+            return _applied(created)  # no need to wait for what is already there
+        try:
+            active = await _wait_active(created.physical_id)
+        except ResourceFailed as err:
+            raise ResourceFailed(err.reason, created.physical_id) from err
+        return _applied(active)
+
+    async def update(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> Applied:
+        """A new image rebuilds the server; the other updatable changes need no call."""
+        pid = current.physical_id
+        if not pid or not needs_rebuild(current.resolved, props):
+            return unchanged(current)
+        rebuild = RebuildRequest(physical_id=pid, image=str(props["image"]))
+        await call_activity(RecoveryActivities.rebuild_server, rebuild)
+        return _applied(await _wait_active(pid))
+
+    async def delete(
+        self, ctx: NestedContext, physical_id: str | None, props: dict[str, Any]
+    ) -> None:
+        """Unlock (a locked server cannot be deleted), delete, wait until gone."""
+        if not physical_id:
+            return
+        await call_activity(RecoveryActivities.unlock_server, physical_id)
+        await call_activity(ComputeActivities.delete_server, physical_id)
+        await call_activity(
+            ComputeActivities.wait_server_deleted, physical_id, timeout_s=30, poll=True
+        )
+
+    async def check(self, ctx: NestedContext, current: ResourceState) -> None:
+        """The server exists and is ACTIVE."""
+        pid = current.physical_id
+        if not pid:
+            raise ResourceFailed("Server was never created")
+        statuses = await call_activity(ComputeActivities.get_server_statuses, [pid])
+        status = statuses.statuses.get(pid)
+        if status is None:
+            raise ResourceFailed(f"Server {pid} no longer exists")
+        if status.upper() != "ACTIVE":
+            raise ResourceFailed(f"Server {pid} is {status.upper()}, not ACTIVE")
+
+    async def suspend(self, ctx: NestedContext, current: ResourceState) -> None:
+        """Pause the server."""
+        if current.physical_id:
+            await call_activity(RecoveryActivities.pause_server, current.physical_id)
+
+    async def resume(self, ctx: NestedContext, current: ResourceState) -> None:
+        """Unpause the server."""
+        if current.physical_id:
+            await call_activity(RecoveryActivities.unpause_server, current.physical_id)
+
+    async def lock(
+        self, ctx: NestedContext, current: ResourceState, lock: StackLock | None
+    ) -> None:
+        """Level "all" locks the server in Nova; a lower level leaves (or makes) it unlocked."""
+        if not current.physical_id:
+            return
+        if lock is not None and lock.level == LockLevel.ALL:
+            await call_activity(RecoveryActivities.lock_server, current.physical_id)
+        else:
+            await call_activity(RecoveryActivities.unlock_server, current.physical_id)
+
+    async def unlock(self, ctx: NestedContext, current: ResourceState) -> None:
+        """Unlock the server in Nova."""
+        if current.physical_id:
+            await call_activity(RecoveryActivities.unlock_server, current.physical_id)
+
+    def has_lock_state(self, current: ResourceState) -> bool:
+        """A created server is locked and unlocked."""
+        return bool(current.physical_id)
+
+
+async def _lost_server(request: ServerRequest) -> str | None:
+    """The server a create made though every attempt failed (its answer lost), if any:
+    named on the failed resource, the stack's delete or next update removes it."""
+    try:
+        found: ServerInfo | None = await call_activity(
+            ComputeActivities.find_created_server, request
+        )
+    except ResourceFailed:
+        return None
+    return found.physical_id if found is not None else None
