@@ -14,16 +14,14 @@ from api.schemas.clusters import ClusterBody, ClusterUpdateBody, PolicyAttachBod
 from api.temporal import TemporalGateway
 from domain.cluster.policies.health import HealthPolicyProperties
 from domain.cluster.policies.specs import ParsedPolicy, ensure_profile_supports, parse_policy_spec
-from domain.cluster.state import (
-    AttachedPolicy,
+from domain.cluster.requests import (
     ClusterOperationRequest,
-    ClusterSpec,
-    ClusterState,
     OperationAccepted,
     PolicyAttachRequest,
     PolicyDetachRequest,
-    validate_capacity,
 )
+from domain.cluster.scaling import validate_capacity
+from domain.cluster.state import AttachedPolicy, ClusterSpec, ClusterState
 from domain.errors import InvalidRequest, NotFound
 from store.clusters import ClusterRecord, get_cluster
 from store.policies import PolicyRecord, get_policy

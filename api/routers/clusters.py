@@ -42,13 +42,13 @@ from api.schemas.clusters import (
 from api.schemas.common import ERROR_RESPONSES
 from api.temporal import TemporalGateway
 from domain.cluster.policies.specs import PolicyType
-from domain.cluster.state import (
+from domain.cluster.requests import (
     ClusterOperationRequest,
-    ClusterState,
     LockClusterRequest,
     MarkNodeRequest,
     OperationAccepted,
 )
+from domain.cluster.state import ClusterState
 from domain.errors import NotFound
 from store.clusters import (
     ClusterRecord,

@@ -20,8 +20,14 @@ from domain.cluster.nodes import NodeState, NodeStatus
 from domain.cluster.policies.deletion import DeletionCriteria, DeletionPolicyProperties
 from domain.cluster.policies.health import FencingType, HealthPolicyProperties, RecoveryAction
 from domain.cluster.policies.specs import PolicyType
-from domain.cluster.scaling import ResizeRequest, plan_resize, plan_scale_in, plan_scale_out
-from domain.cluster.state import MAX_CAPACITY, ClusterState, validate_capacity
+from domain.cluster.scaling import (
+    ResizeRequest,
+    plan_resize,
+    plan_scale_in,
+    plan_scale_out,
+    validate_capacity,
+)
+from domain.cluster.state import MAX_CAPACITY, ClusterState
 from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.victims import candidates_from_nodes, select_victims
 

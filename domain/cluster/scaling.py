@@ -265,3 +265,20 @@ def _check_count(count: int, operation: str) -> None:
         raise InvalidRequest(f"Count for {operation} request cannot be 0.")
     if not 0 < count <= MAX_CAPACITY:
         raise InvalidRequest(f"count: must be between 1 and {MAX_CAPACITY} for {operation}.")
+
+
+def validate_capacity(desired: int, min_size: int, max_size: int) -> None:
+    """Reject sizes that contradict each other, with Senlin's wording."""
+    if max_size != -1 and min_size > max_size:
+        raise InvalidRequest(
+            f"The specified min_size ({min_size}) is greater than the specified "
+            f"max_size ({max_size})."
+        )
+    if desired < min_size:
+        raise InvalidRequest(
+            f"The target capacity ({desired}) is less than the cluster's min_size ({min_size})."
+        )
+    if max_size != -1 and desired > max_size:
+        raise InvalidRequest(
+            f"The target capacity ({desired}) is greater than the cluster's max_size ({max_size})."
+        )

@@ -1,104 +1,18 @@
-"""What a cluster operation requires, and the cluster it leaves: pure, no Temporal.
+"""The cluster an operation, a mark or a health verdict leaves: pure, no Temporal.
 
-The rules refuse an operation (a `WardenError`: 409 Conflict, 400, 404); the
-`ClusterWorkflow` applies each in its update's validator and again under its mutex.
-The state functions compute Senlin's cluster after an operation or a health verdict,
-so they are unit-tested without a server.
+What an operation requires is in `domain.cluster.rules`; these functions compute
+Senlin's cluster after it, so they are unit-tested without a server.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from domain.actions import ActionName
-from domain.cluster.membership import MEMBERSHIP_OPERATIONS, plan_membership, plan_recover
-from domain.cluster.nodes import NodeState
-from domain.cluster.state import (
-    ClusterOperationRequest,
-    ClusterState,
-    ClusterStatus,
-    LockClusterRequest,
-    LockInfo,
-    MarkNodeRequest,
-    PolicyAttachRequest,
-    PolicyDetachRequest,
-    ensure_can_attach,
-    ensure_can_detach,
-    ensure_can_lock,
-    ensure_can_mark,
-    ensure_can_start,
-    ensure_can_unlock,
-    status_after,
-)
-from domain.cluster.update import plan_update
-from domain.errors import Conflict, NotFound
-
-# ---- rules: what an operation requires (raise WardenError to refuse) ----
-
-
-def may_start(name: ActionName) -> Callable[[ClusterState, ClusterOperationRequest], object]:
-    """The rule of an operation a `cluster-op` child carries out (create, scale_in, …)."""
-
-    def rule(state: ClusterState, req: ClusterOperationRequest) -> None:
-        if name == ActionName.CLUSTER_CREATE and state.created:
-            raise Conflict(f"Cluster {state.spec.name} already exists.")
-        ensure_can_start(state, name)
-        if name in MEMBERSHIP_OPERATIONS:
-            plan_membership(state, name, req.params)
-        if name == ActionName.CLUSTER_RECOVER:
-            plan_recover(state, req.params)
-        if name == ActionName.NODE_CHECK:
-            checked_nodes(state, req.params)
-        if name == ActionName.CLUSTER_UPDATE:
-            plan_update(state, req.params)
-
-    return rule
-
-
-def may_lock(state: ClusterState, req: LockClusterRequest) -> None:
-    """Enter maintenance mode."""
-    ensure_can_lock(state)
-
-
-def may_unlock(state: ClusterState, req: ClusterOperationRequest) -> None:
-    """Leave maintenance mode."""
-    ensure_can_unlock(state)
-
-
-def may_attach(state: ClusterState, req: PolicyAttachRequest) -> None:
-    """Bind a policy."""
-    ensure_can_attach(state, req.policy)
-
-
-def may_detach(state: ClusterState, req: PolicyDetachRequest) -> None:
-    """Unbind a policy."""
-    ensure_can_detach(state, req.policy_id)
-
-
-def may_mark(state: ClusterState, req: MarkNodeRequest) -> None:
-    """Mark a node unhealthy, or clear the mark."""
-    ensure_can_mark(state, req.node_id)
-
-
-def checked_nodes(state: ClusterState, params: dict[str, object]) -> list[NodeState]:
-    """The nodes a check looks at: those named in `params["nodes"]`, else all (404)."""
-    wanted = params.get("nodes")
-    if not isinstance(wanted, list) or not wanted:
-        return list(state.nodes)
-    by_id = {n.node_id: n for n in state.nodes}
-    ensure_nodes_known(state, [str(w) for w in wanted])
-    return [by_id[str(w)] for w in wanted]
-
-
-def ensure_nodes_known(state: ClusterState, node_ids: list[str]) -> None:
-    """Raise NotFound unless every id names a node of this cluster."""
-    known = {n.node_id for n in state.nodes}
-    missing = [n for n in node_ids if n not in known]
-    if missing:
-        raise NotFound(f"Node(s) {', '.join(missing)} are not members of {state.spec.name}.")
-
+from domain.cluster.nodes import MARKED_UNHEALTHY, NodeState, NodeStatus
+from domain.cluster.requests import LockClusterRequest, MarkNodeRequest
+from domain.cluster.state import ClusterState, ClusterStatus, LockInfo
 
 # ---- the cluster after an operation ----
 
@@ -158,3 +72,38 @@ def with_health_verdict(state: ClusterState, warning: str) -> ClusterState:
             "status_reason": warning or "Health checks pass",
         }
     )
+
+
+def mark_node(state: ClusterState, req: MarkNodeRequest, now: datetime) -> NodeState:
+    """The node after a mark (ERROR, first victim) or after clearing it."""
+    node = next(n for n in state.nodes if n.node_id == req.node_id)
+    data = {k: v for k, v in node.data.items() if k != MARKED_UNHEALTHY}
+    if req.mark_unhealthy:
+        reason = req.status_reason or "Marked unhealthy by user"
+        data[MARKED_UNHEALTHY] = True
+        return node.model_copy(
+            update={
+                "status": NodeStatus.ERROR,
+                "status_reason": reason,
+                "data": data,
+                "updated_at": now,
+            }
+        )
+    status = NodeStatus.ACTIVE if node.physical_id else NodeStatus.INIT
+    return node.model_copy(
+        update={"status": status, "status_reason": "", "data": data, "updated_at": now}
+    )
+
+
+def status_after(operation: ActionName, succeeded: bool, previous: ClusterStatus) -> ClusterStatus:
+    """The cluster status once `operation` has ended."""
+    if operation == ActionName.NODE_CHECK:  # one node's check says nothing of the others
+        failed = ClusterStatus.ERROR if previous == ClusterStatus.ERROR else ClusterStatus.WARNING
+        return previous if succeeded else failed
+    if succeeded:
+        return ClusterStatus.ACTIVE
+    if operation == ActionName.CLUSTER_CHECK:
+        return ClusterStatus.WARNING
+    if operation == ActionName.CLUSTER_CREATE:
+        return ClusterStatus.ERROR
+    return ClusterStatus.ERROR if previous == ClusterStatus.ERROR else ClusterStatus.WARNING

@@ -1,7 +1,9 @@
 """Heat's rules for which operations a stack allows now, and what they target.
 
-Each rule raises a `WardenError` (409 Conflict, 400, 404) to refuse; `domain.stack.transitions`
-wraps them per operation for the `StackWorkflow`'s validators.
+Every rule is `ensure_can_<operation>(state, request)` and raises a `WardenError`
+(409 Conflict, 400, 404) to refuse. The `StackWorkflow` applies each in its update's
+validator and again under its mutex (`workflows/stack/messages.py` binds them to the
+operations).
 """
 
 from __future__ import annotations
@@ -14,11 +16,19 @@ from typing import Any
 import yaml
 
 from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.guards import ensure_idle, locked_conflict
 from domain.hot.template import Template, load_template, resolve_parameters
 from domain.stack.groups import GroupMember, group_target, scaled_size
-from domain.stack.requests import ResourceSignalRequest, ScalingPlan, StackOperationRequest
+from domain.stack.requests import (
+    LockStackRequest,
+    MarkResourceRequest,
+    ResourceSignalRequest,
+    ScalingPlan,
+    StackOperationRequest,
+)
 from domain.stack.resource_types import AUTO_SCALING_GROUP, SCALING_POLICY
 from domain.stack.state import (
+    RETARGETING,
     ResourceState,
     StackAction,
     StackLock,
@@ -35,6 +45,17 @@ _AFTER_FAILED_LOCK = {
 }
 
 
+def ensure_can_run(action: StackAction) -> Callable[[StackState, StackOperationRequest], None]:
+    """The rule of an operation a `stack-op` child carries out (create, update, …)."""
+
+    def ensure_can_run_it(state: StackState, req: StackOperationRequest) -> None:
+        ensure_can_start(state, action)
+        if action in RETARGETING:
+            target_of(state, req)
+
+    return ensure_can_run_it
+
+
 def ensure_can_start(state: StackState, action: StackAction) -> None:
     """Raise Conflict unless `action` (create, update, delete, check, suspend, resume) may start."""
     name = state.spec.name
@@ -42,7 +63,7 @@ def ensure_can_start(state: StackState, action: StackAction) -> None:
         raise NotFound(f"The Stack ({name}) could not be found.")
     _ensure_idle(state)
     if state.locked:
-        raise Conflict(f"Stack {name} is locked{_lock_suffix(state.lock)}; unlock it first.")
+        raise locked_conflict("Stack", name, _describe(state.lock))
     allowed = _AFTER_FAILED_LOCK.get((state.action, state.status))
     if allowed is not None and action not in allowed:
         raise Conflict(_failed_lock_message(state))
@@ -70,8 +91,9 @@ def _failed_lock_message(state: StackState) -> str:
     )
 
 
-def ensure_can_lock(state: StackState) -> None:
-    """Lock from a *_COMPLETE stack (not INIT/DELETE), from LOCK_COMPLETE or LOCK_FAILED."""
+def ensure_can_lock(state: StackState, req: LockStackRequest | None = None) -> None:
+    """Lock (or change the lock's level): from a *_COMPLETE stack (not INIT/DELETE),
+    from LOCK_COMPLETE or LOCK_FAILED."""
     name = state.spec.name
     if state.deleted:
         raise NotFound(f"The Stack ({name}) could not be found.")
@@ -86,11 +108,13 @@ def ensure_can_lock(state: StackState) -> None:
     raise Conflict(f"Stack {name} cannot be locked while it is {state.stack_status}.")
 
 
-def ensure_can_unlock(state: StackState, *, by_parent: bool = False) -> None:
+def ensure_can_unlock(state: StackState, req: StackOperationRequest | None = None) -> None:
     """Unlock from LOCK_COMPLETE, LOCK_FAILED or UNLOCK_FAILED.
 
-    A nested stack locked with its parent is unlocked with the parent, not alone.
+    A nested stack locked with its parent is unlocked with the parent (a request that
+    notifies a parent), not alone.
     """
+    by_parent = req is not None and req.notify is not None
     name = state.spec.name
     if state.deleted:
         raise NotFound(f"The Stack ({name}) could not be found.")
@@ -104,7 +128,7 @@ def ensure_can_unlock(state: StackState, *, by_parent: bool = False) -> None:
         raise Conflict(f"Stack {name} is not locked (it is {state.stack_status}).")
 
 
-def ensure_can_cancel_update(state: StackState) -> None:
+def ensure_can_cancel_update(state: StackState, req: StackOperationRequest | None = None) -> None:
     """cancel_update only means something while an update runs."""
     if state.busy is None or state.busy.action != StackAction.UPDATE:
         raise Conflict(
@@ -113,20 +137,17 @@ def ensure_can_cancel_update(state: StackState) -> None:
         )
 
 
+def ensure_can_signal(state: StackState, req: ResourceSignalRequest) -> None:
+    """A scaling policy's signal (whether it resizes is decided when it is handled)."""
+    scaling_target(state, req)
+
+
 def _ensure_idle(state: StackState) -> None:
-    if state.busy is not None:
-        raise Conflict(
-            f"Stack {state.spec.name} already has an action ({state.busy.action.value}) "
-            f"in progress."
-        )
+    ensure_idle("Stack", state.spec.name, state.busy.action.value if state.busy else None)
 
 
-def _lock_suffix(lock: StackLock | None) -> str:
-    if lock is None:
-        return ""
-    who = f" by {lock.owner}" if lock.owner else ""
-    why = f": {lock.reason}" if lock.reason else ""
-    return f" (level {lock.level.value}{who}{why})"
+def _describe(lock: StackLock | None) -> str:
+    return lock.describe() if lock is not None else ""
 
 
 # ---- mark unhealthy (docs/api-contract.md §Mark unhealthy) ----
@@ -149,18 +170,17 @@ def find_resource(state: StackState, key: str) -> ResourceState:
     return matches[0]
 
 
-def ensure_can_mark(state: StackState, key: str) -> ResourceState:
-    """Raise unless a resource may be marked now; returns the resource."""
+def ensure_can_mark(state: StackState, req: MarkResourceRequest) -> ResourceState:
+    """Mark a resource unhealthy or clear the mark: refused unless the stack is idle and
+    unlocked; returns the resource (named, or by a physical id unique in the stack)."""
     if state.deleted:
         raise NotFound(f"The Stack ({state.spec.name}) could not be found.")
     _ensure_idle(state)
     if state.locked:
-        raise Conflict(
-            f"Stack {state.spec.name} is locked{_lock_suffix(state.lock)}; unlock it first."
-        )
+        raise locked_conflict("Stack", state.spec.name, _describe(state.lock))
     if (state.action, state.status) in _AFTER_FAILED_LOCK:
         raise Conflict(_failed_lock_message(state))
-    return find_resource(state, key)
+    return find_resource(state, req.resource_name)
 
 
 # ---- the template and parameters an operation moves the stack to ----

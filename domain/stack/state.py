@@ -44,6 +44,10 @@ class LockLevel(StrEnum):
     ALL = "all"
 
 
+#: Operations that move the stack to a new template and parameters.
+RETARGETING = (StackAction.CREATE, StackAction.UPDATE)
+
+
 class StackLock(BaseModel):
     """Who locked the stack, at which level, and why."""
 
@@ -55,6 +59,12 @@ class StackLock(BaseModel):
     locked_at: datetime
     #: Set on a nested stack locked with its parent: only the parent may unlock it.
     parent_id: str | None = None
+
+    def describe(self) -> str:
+        """Heat-style words for refusals: ` (level all by ops: db maintenance)`."""
+        who = f" by {self.owner}" if self.owner else ""
+        why = f": {self.reason}" if self.reason else ""
+        return f" (level {self.level.value}{who}{why})"
 
 
 class ResourceState(BaseModel):

@@ -1,33 +1,18 @@
-"""What a stack operation requires, and the stack it leaves: pure, no Temporal.
+"""The stack an operation or a mark leaves: pure, no Temporal.
 
-The rules refuse an operation (a `WardenError`: 409 Conflict, 400, 404); the
-`StackWorkflow` applies each in its update's validator and again under its mutex.
-The state functions compute Heat's stack after an operation is accepted, after it
-ends, and after a resource is marked, so they are unit-tested without a server.
+What an operation requires is in `domain.stack.rules`. These functions compute Heat's
+stack after an operation is accepted, after it ends, and after a resource is marked,
+so they are unit-tested without a server.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from domain.stack.requests import (
-    LockStackRequest,
-    MarkResourceRequest,
-    ResourceSignalRequest,
-    StackOperationRequest,
-)
-from domain.stack.rules import (
-    ensure_can_cancel_update,
-    ensure_can_lock,
-    ensure_can_mark,
-    ensure_can_start,
-    ensure_can_unlock,
-    scaling_target,
-    target_of,
-)
+from domain.stack.requests import LockStackRequest, MarkResourceRequest, StackOperationRequest
 from domain.stack.state import (
+    RETARGETING,
     ResourceState,
     StackAction,
     StackLock,
@@ -36,50 +21,8 @@ from domain.stack.state import (
     Status,
 )
 
-#: Operations that move the stack to a new template and parameters.
-_RETARGETING = (StackAction.CREATE, StackAction.UPDATE)
-
 #: The reason Heat records when nobody gives one.
 DEFAULT_UNHEALTHY_REASON = "state changed by resource_mark_unhealthy api"
-
-
-# ---- rules: what an operation requires (raise WardenError to refuse) ----
-
-
-def may_start(action: StackAction) -> Callable[[StackState, StackOperationRequest], object]:
-    """The rule of an operation a `stack-op` child carries out (create, update, …)."""
-
-    def rule(state: StackState, req: StackOperationRequest) -> None:
-        ensure_can_start(state, action)
-        if action in _RETARGETING:
-            target_of(state, req)
-
-    return rule
-
-
-def may_lock(state: StackState, req: LockStackRequest) -> None:
-    """Lock (or change the lock's level)."""
-    ensure_can_lock(state)
-
-
-def may_unlock(state: StackState, req: StackOperationRequest) -> None:
-    """Unlock; a parent's unlock may also clear a lock it did not set itself."""
-    ensure_can_unlock(state, by_parent=req.notify is not None)
-
-
-def may_cancel_update(state: StackState, req: StackOperationRequest) -> None:
-    """Cancel the running update."""
-    ensure_can_cancel_update(state)
-
-
-def may_signal(state: StackState, req: ResourceSignalRequest) -> None:
-    """A scaling policy's signal (whether it resizes is decided when it is handled)."""
-    scaling_target(state, req)
-
-
-def may_mark(state: StackState, req: MarkResourceRequest) -> None:
-    """Mark a resource unhealthy, or clear the mark."""
-    ensure_can_mark(state, req.resource_name)
 
 
 # ---- the stack after an operation ----
@@ -151,9 +94,9 @@ def finished(
         "status_reason": f"Stack {action.value} completed successfully" if ok else ending.error,
         "updated_at": now,
     }
-    if action in _RETARGETING:
+    if action in RETARGETING:
         update.update({"template": op.template, "parameters": op.parameters or {}})
-    if action in (*_RETARGETING, StackAction.ROLLBACK):
+    if action in (*RETARGETING, StackAction.ROLLBACK):
         update["outputs"] = ending.outputs
     if action == StackAction.UNLOCK and ok:
         update["lock"] = None

@@ -10,7 +10,7 @@ import pytest
 
 from activities.cloud import CloudConfig, CloudSession
 from config import Settings
-from domain.cluster.state import LockClusterRequest
+from domain.cluster.requests import LockClusterRequest
 from tests.integration.conftest import Warden
 from tests.support.eventually import eventually
 

@@ -8,18 +8,16 @@ import pytest
 
 from domain.actions import ActionName
 from domain.cluster.nodes import NodeStatus, node_name, node_status_from_server
+from domain.cluster.rules import ensure_can_lock, ensure_can_start, ensure_can_unlock
+from domain.cluster.scaling import validate_capacity
 from domain.cluster.state import (
     ClusterSpec,
     ClusterState,
     ClusterStatus,
     LockInfo,
     RunningOperation,
-    ensure_can_lock,
-    ensure_can_start,
-    ensure_can_unlock,
-    status_after,
-    validate_capacity,
 )
+from domain.cluster.transitions import status_after
 from domain.errors import Conflict, InvalidRequest
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

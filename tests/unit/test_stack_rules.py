@@ -8,7 +8,11 @@ import pytest
 
 from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.stack.groups import GroupMember, group_members, group_size, group_template, scaled_size
-from domain.stack.requests import MarkResourceRequest, ResourceSignalRequest
+from domain.stack.requests import (
+    MarkResourceRequest,
+    ResourceSignalRequest,
+    StackOperationRequest,
+)
 from domain.stack.rules import (
     ensure_can_lock,
     ensure_can_mark,
@@ -29,6 +33,7 @@ from domain.stack.state import (
 from domain.stack.transitions import DEFAULT_UNHEALTHY_REASON, mark_resource
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
+MARK_VM = MarkResourceRequest(resource_name="vm", mark_unhealthy=True)
 
 
 def resource(name: str, **extra: object) -> ResourceState:
@@ -109,7 +114,7 @@ def test_locked_stack_refuses_every_operation() -> None:
         with pytest.raises(Conflict, match="is locked"):
             ensure_can_start(locked, action)
     with pytest.raises(Conflict, match="is locked"):
-        ensure_can_mark(locked, "vm")
+        ensure_can_mark(locked, MARK_VM)
 
 
 def test_failed_lock_allows_only_delete() -> None:
@@ -126,7 +131,7 @@ def test_busy_stack_answers_with_heat_wording() -> None:
         busy=StackOperation(action_id="a", action=StackAction.UPDATE),
     )
     with pytest.raises(Conflict) as err:
-        ensure_can_mark(busy, "vm")
+        ensure_can_mark(busy, MARK_VM)
     assert err.value.message == "Stack web already has an action (UPDATE) in progress."
 
 
@@ -232,7 +237,7 @@ def test_scaling_signal_honours_cooldown_and_bounds() -> None:
 def test_mark_unhealthy_is_refused_after_a_failed_lock_or_unlock(state: str) -> None:
     action, status = state.rsplit("_", 1)
     with pytest.raises(Conflict, match="only"):
-        ensure_can_mark(stack(StackAction(action), Status(status)), "vm")
+        ensure_can_mark(stack(StackAction(action), Status(status)), MARK_VM)
 
 
 def test_suspended_stack_resumes_even_after_lock_and_unlock() -> None:
@@ -249,4 +254,4 @@ def test_nested_stack_locked_with_its_parent_unlocks_only_with_it() -> None:
     nested = stack(StackAction.LOCK, Status.COMPLETE, lock=lock)
     with pytest.raises(Conflict, match="parent"):
         ensure_can_unlock(nested)
-    ensure_can_unlock(nested, by_parent=True)
+    ensure_can_unlock(nested, StackOperationRequest(notify="op-of-the-parent"))

@@ -7,9 +7,11 @@ from datetime import UTC, datetime
 import pytest
 
 from domain.actions import ActionName
+from domain.cluster import rules as cluster_rules
 from domain.cluster import transitions as clusters
 from domain.cluster.nodes import NodeState
-from domain.cluster.state import ClusterOperationRequest, ClusterStatus, RunningOperation
+from domain.cluster.requests import ClusterOperationRequest
+from domain.cluster.state import ClusterStatus, RunningOperation
 from domain.errors import Conflict, NotFound
 from domain.stack import transitions as stacks
 from domain.stack.requests import StackOperationRequest
@@ -95,7 +97,7 @@ def test_a_node_check_names_nodes_of_this_cluster_only() -> None:
         node_id="n1", name="web-1", index=1, profile_id="pr", created_at=NOW, updated_at=NOW
     )
     members = cluster(nodes=[node])
-    rule = clusters.may_start(ActionName.NODE_CHECK)
+    rule = cluster_rules.ensure_can_run(ActionName.NODE_CHECK)
 
     rule(members, ClusterOperationRequest(params={"nodes": ["n1"]}))
     with pytest.raises(NotFound, match="n2"):
@@ -125,4 +127,6 @@ def test_health_verdicts_change_only_an_idle_active_or_warning_cluster() -> None
 
 def test_creating_twice_is_a_conflict() -> None:
     with pytest.raises(Conflict, match="already exists"):
-        clusters.may_start(ActionName.CLUSTER_CREATE)(cluster(), ClusterOperationRequest())
+        cluster_rules.ensure_can_run(ActionName.CLUSTER_CREATE)(
+            cluster(), ClusterOperationRequest()
+        )

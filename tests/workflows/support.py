@@ -33,12 +33,8 @@ from activities.store import StoreActivities
 from config.temporal_client import warden_data_converter
 from domain.cluster.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
 from domain.cluster.lifecycle import HookDelivery, HookDeliveryResult
-from domain.cluster.state import (
-    ClusterOperationRequest,
-    ClusterSpec,
-    ClusterState,
-    OperationAccepted,
-)
+from domain.cluster.requests import ClusterOperationRequest, OperationAccepted
+from domain.cluster.state import ClusterSpec, ClusterState
 from domain.projection import NodeRemoval
 from domain.servers import ServerInfo, ServerRequest, ServerStatuses
 from store.actions import ActionRecord

@@ -13,12 +13,8 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
-from domain.cluster.state import (
-    ClusterOperationRequest,
-    ClusterState,
-    LockClusterRequest,
-    OperationAccepted,
-)
+from domain.cluster.requests import ClusterOperationRequest, LockClusterRequest, OperationAccepted
+from domain.cluster.state import ClusterState
 from store.actions import ActionRecord
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord

@@ -7,12 +7,8 @@ from datetime import timedelta
 from typing import Any
 
 from domain.cluster.health import HealthView, ProbeState, ProbeTarget
-from domain.cluster.state import (
-    AttachedPolicy,
-    ClusterOperationRequest,
-    LockClusterRequest,
-    PolicyAttachRequest,
-)
+from domain.cluster.requests import ClusterOperationRequest, LockClusterRequest, PolicyAttachRequest
+from domain.cluster.state import AttachedPolicy
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord
 from tests.support.eventually import eventually

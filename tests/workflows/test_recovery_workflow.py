@@ -9,14 +9,14 @@ import pytest
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
-from domain.cluster.state import (
-    AttachedPolicy,
+from domain.cluster.requests import (
     ClusterOperationRequest,
     LockClusterRequest,
     MarkNodeRequest,
     PolicyAttachRequest,
     PolicyDetachRequest,
 )
+from domain.cluster.state import AttachedPolicy
 from store.clusters import NodeRecord
 from store.events import EventRecord
 from tests.workflows.support import Harness

@@ -26,7 +26,8 @@ from temporalio.worker import Replayer
 from config.codec import COMPRESSED, CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
 from domain.cluster.lifecycle import LifecycleNote
-from domain.cluster.state import AttachedPolicy, ClusterOperationRequest, PolicyAttachRequest
+from domain.cluster.requests import ClusterOperationRequest, PolicyAttachRequest
+from domain.cluster.state import AttachedPolicy
 from domain.stack.requests import LockStackRequest, MarkResourceRequest, StackOperationRequest
 from domain.stack.state import LockLevel
 from store.actions import ActionRecord

@@ -21,14 +21,13 @@ from temporalio.service import RPCError
 
 from domain.actions import ActionName
 from domain.cluster.lifecycle import DeletionSettings, HookDelivery, LifecycleNote
-from domain.cluster.state import (
-    AttachedPolicy,
+from domain.cluster.requests import (
     ClusterOperationRequest,
-    ClusterState,
     LockClusterRequest,
     MarkNodeRequest,
     PolicyAttachRequest,
 )
+from domain.cluster.state import AttachedPolicy, ClusterState
 from store.actions import ActionRecord
 from store.clusters import ClusterRecord, NodeRecord
 from store.events import EventRecord

@@ -15,8 +15,8 @@ with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionName
     from domain.cluster.membership import deletion_settings, plan_recover
     from domain.cluster.nodes import NodeState
+    from domain.cluster.rules import checked_nodes
     from domain.cluster.state import ClusterState, RunningOperation
-    from domain.cluster.transitions import checked_nodes
     from domain.cluster.update import UpdatePlan
     from workflows.cluster.operations import (
         ClusterCheckWorkflow,

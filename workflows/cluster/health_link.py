@@ -16,13 +16,8 @@ with workflow.unsafe.imports_passed_through():
     from domain.cluster.health import HealthView, ProbeTarget
     from domain.cluster.membership import health_policy
     from domain.cluster.nodes import MARKED_UNHEALTHY
-    from domain.cluster.state import (
-        AttachedPolicy,
-        ClusterState,
-        ClusterStatus,
-        OperationAccepted,
-        RunningOperation,
-    )
+    from domain.cluster.requests import OperationAccepted
+    from domain.cluster.state import AttachedPolicy, ClusterState, ClusterStatus, RunningOperation
     from workflows import ids
     from workflows.cluster.records import show
     from workflows.health.manager import HealthManagerInput, HealthManagerWorkflow

@@ -11,24 +11,23 @@ from typing import Any, Final
 from pydantic import BaseModel, Field
 
 from domain.actions import ActionName
-from domain.cluster.state import (
+from domain.cluster.requests import (
     ClusterOperationRequest,
-    ClusterState,
     LockClusterRequest,
     MarkNodeRequest,
     OperationAccepted,
     PolicyAttachRequest,
     PolicyDetachRequest,
-    RunningOperation,
 )
-from domain.cluster.transitions import (
-    may_attach,
-    may_detach,
-    may_lock,
-    may_mark,
-    may_start,
-    may_unlock,
+from domain.cluster.rules import (
+    ensure_can_attach,
+    ensure_can_detach,
+    ensure_can_lock,
+    ensure_can_mark,
+    ensure_can_run,
+    ensure_can_unlock,
 )
+from domain.cluster.state import ClusterState, RunningOperation
 from workflows.operation import Operation
 
 #: Workflow type of the cluster entity.
@@ -54,7 +53,7 @@ def _child(
 ) -> Operation[ClusterState, ClusterOperationRequest, OperationAccepted]:
     """An operation a `cluster-op` child carries out (answered "READY": accepted)."""
     return Operation(
-        name, action, ClusterOperationRequest, OperationAccepted, may_start(action),
+        name, action, ClusterOperationRequest, OperationAccepted, ensure_can_run(action),
         signal=signal, doc=doc,
     )  # fmt: skip
 
@@ -105,25 +104,25 @@ class ClusterOperations:
     )  # fmt: skip
     policy_attach: Final = Operation(
         "policy_attach", ActionName.CLUSTER_ATTACH_POLICY, PolicyAttachRequest, OperationAccepted,
-        may_attach, child=False,
+        ensure_can_attach, child=False,
         doc="Bind a policy (the API sends its public copy: no secret in history).",
     )  # fmt: skip
     policy_detach: Final = Operation(
         "policy_detach", ActionName.CLUSTER_DETACH_POLICY, PolicyDetachRequest, OperationAccepted,
-        may_detach, child=False, doc="Unbind a policy.",
+        ensure_can_detach, child=False, doc="Unbind a policy.",
     )  # fmt: skip
     mark_unhealthy: Final = Operation(
-        "mark_unhealthy", "NODE_MARK_UNHEALTHY", MarkNodeRequest, OperationAccepted, may_mark,
-        child=False,
+        "mark_unhealthy", "NODE_MARK_UNHEALTHY", MarkNodeRequest, OperationAccepted,
+        ensure_can_mark, child=False,
         doc="Mark a node unhealthy (ERROR; first victim of the next scale-in) or clear it.",
     )  # fmt: skip
     lock: Final = Operation(
-        "lock", ActionName.CLUSTER_LOCK, LockClusterRequest, OperationAccepted, may_lock,
+        "lock", ActionName.CLUSTER_LOCK, LockClusterRequest, OperationAccepted, ensure_can_lock,
         child=False, doc="Enter maintenance mode: scaling, deletion and recovery are refused.",
     )  # fmt: skip
     unlock: Final = Operation(
         "unlock", ActionName.CLUSTER_UNLOCK, ClusterOperationRequest, OperationAccepted,
-        may_unlock, child=False, doc="Leave maintenance mode.",
+        ensure_can_unlock, child=False, doc="Leave maintenance mode.",
     )  # fmt: skip
 
     @classmethod

@@ -26,18 +26,16 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.cluster.nodes import NodeState, node_name
     from domain.cluster.policies.specs import PolicyType
-    from domain.cluster.state import (
-        RUNNING_STATUS,
+    from domain.cluster.requests import (
         ClusterOperationRequest,
-        ClusterState,
         LockClusterRequest,
         MarkNodeRequest,
         OperationAccepted,
         PolicyAttachRequest,
         PolicyDetachRequest,
-        RunningOperation,
-        mark_node,
     )
+    from domain.cluster.state import RUNNING_STATUS, ClusterState, RunningOperation
+    from domain.cluster.transitions import mark_node
     from domain.cluster.update import UpdatePlan, plan_update
     from domain.events import EventLevel
     from domain.projection import ChangeSet, NodeSnapshot, cluster_snapshot

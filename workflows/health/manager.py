@@ -32,7 +32,7 @@ with workflow.unsafe.imports_passed_through():
         judge,
     )
     from domain.cluster.policies.health import DetectionType, HealthPolicyProperties
-    from domain.cluster.state import ClusterOperationRequest
+    from domain.cluster.requests import ClusterOperationRequest
     from domain.events import Event, EventLevel, node_event
     from domain.projection import ChangeSet
     from workflows import ids

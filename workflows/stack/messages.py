@@ -19,15 +19,15 @@ from domain.stack.requests import (
     StackAccepted,
     StackOperationRequest,
 )
-from domain.stack.state import StackAction, StackOperation, StackState
-from domain.stack.transitions import (
-    may_cancel_update,
-    may_lock,
-    may_mark,
-    may_signal,
-    may_start,
-    may_unlock,
+from domain.stack.rules import (
+    ensure_can_cancel_update,
+    ensure_can_lock,
+    ensure_can_mark,
+    ensure_can_run,
+    ensure_can_signal,
+    ensure_can_unlock,
 )
+from domain.stack.state import StackAction, StackOperation, StackState
 from workflows.operation import Operation
 
 #: Workflow type of the stack entity (started by name from a parent's operation).
@@ -75,54 +75,54 @@ class StackOperations:
 
     create: Final = Operation(
         "create", StackAction.CREATE, StackOperationRequest, StackAccepted,
-        may_start(StackAction.CREATE), signal=False,
+        ensure_can_run(StackAction.CREATE), signal=False,
         doc="Create the stack's resources (sent with the workflow's start).",
     )  # fmt: skip
     update: Final = Operation(
         "update", StackAction.UPDATE, StackOperationRequest, StackAccepted,
-        may_start(StackAction.UPDATE),
+        ensure_can_run(StackAction.UPDATE),
         doc="Move the stack to a new template and/or parameters (replaces failed resources).",
     )  # fmt: skip
     delete: Final = Operation(
         "delete", StackAction.DELETE, StackOperationRequest, StackAccepted,
-        may_start(StackAction.DELETE),
+        ensure_can_run(StackAction.DELETE),
         doc="Delete every resource, dependents first, then the stack.",
     )  # fmt: skip
     check: Final = Operation(
         "check", StackAction.CHECK, StackOperationRequest, StackAccepted,
-        may_start(StackAction.CHECK),
+        ensure_can_run(StackAction.CHECK),
         doc="Compare every resource with the cloud (servers must be ACTIVE).",
     )  # fmt: skip
     suspend: Final = Operation(
         "suspend", StackAction.SUSPEND, StackOperationRequest, StackAccepted,
-        may_start(StackAction.SUSPEND),
+        ensure_can_run(StackAction.SUSPEND),
         doc="Pause every server of the stack.",
     )  # fmt: skip
     resume: Final = Operation(
         "resume", StackAction.RESUME, StackOperationRequest, StackAccepted,
-        may_start(StackAction.RESUME),
+        ensure_can_run(StackAction.RESUME),
         doc="Unpause every server of a suspended stack.",
     )  # fmt: skip
     lock: Final = Operation(
-        "lock", StackAction.LOCK, LockStackRequest, StackAccepted, may_lock,
+        "lock", StackAction.LOCK, LockStackRequest, StackAccepted, ensure_can_lock,
         doc="Maintenance mode: everything but unlock (and lock, to change level) gets 409.",
     )  # fmt: skip
     unlock: Final = Operation(
-        "unlock", StackAction.UNLOCK, StackOperationRequest, StackAccepted, may_unlock,
+        "unlock", StackAction.UNLOCK, StackOperationRequest, StackAccepted, ensure_can_unlock,
         doc="Leave maintenance mode (also from LOCK_FAILED and UNLOCK_FAILED).",
     )  # fmt: skip
     cancel_update: Final = Operation(
         "cancel_update", StackAction.UPDATE, StackOperationRequest, StackAccepted,
-        may_cancel_update, signal=False, child=False,
+        ensure_can_cancel_update, signal=False, child=False,
         doc="Stop a running update (nothing new starts) and roll it back.",
     )  # fmt: skip
     signal: Final = Operation(
-        "signal", StackAction.UPDATE, ResourceSignalRequest, StackAccepted, may_signal,
+        "signal", StackAction.UPDATE, ResourceSignalRequest, StackAccepted, ensure_can_signal,
         doc="A scaling policy fired: resize its group (refused while busy or locked).",
     )  # fmt: skip
     mark_unhealthy: Final = Operation(
         "mark_unhealthy", ActionName.STACK_MARK_UNHEALTHY.value, MarkResourceRequest,
-        StackAccepted, may_mark, child=False,
+        StackAccepted, ensure_can_mark, child=False,
         doc="Mark a resource CHECK_FAILED (the next update replaces it) or clear the mark.",
     )  # fmt: skip
 

@@ -161,7 +161,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         """Mark a resource CHECK_FAILED, or clear the mark (inline: no child)."""
 
         async def marked(action_id: str) -> StackAccepted:
-            resource = ensure_can_mark(self.state, req.resource_name)
+            resource = ensure_can_mark(self.state, req)
             changed = transitions.mark_resource(resource, req, workflow.now())
             if changed is None:
                 return self._answer_again(op, action_id)
