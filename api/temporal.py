@@ -21,6 +21,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from config import Settings
+from config.temporal_client import TemporalConfigError, connect_temporal
 from domain.engine_services import Poller
 from domain.errors import NotFound, TemporalUnavailable, WardenError, error_from_type
 from healthcheck import HealthManager
@@ -43,6 +44,7 @@ class TemporalGateway:
         self.settings = settings
         self._health = health
         self._client: Client | None = None
+        self._connecting: asyncio.Task[Client] | None = None
         self._lock = asyncio.Lock()
 
     @property
@@ -52,18 +54,12 @@ class TemporalGateway:
 
     async def client(self) -> Client:
         """The connected client (503 when Temporal cannot be reached)."""
-        # Imported here: this method is the one part of the module issue 18 changes.
-        from config.temporal_client import TemporalConfigError, connect_temporal
-
         if self._client is not None:
             return self._client
         async with self._lock:
             if self._client is None:
                 try:
-                    self._client = await asyncio.wait_for(
-                        connect_temporal(self.settings),
-                        timeout=self.settings.temporal_rpc_timeout_s,
-                    )
+                    self._client = await self._connect()
                 except TemporalConfigError as err:
                     logger.warning("cannot connect to Temporal: %s", err)
                     self._health.record_failure("temporal:connection", output=str(err))
@@ -75,6 +71,26 @@ class TemporalGateway:
                     raise TemporalUnavailable("Temporal is not reachable; try again.") from err
                 self._health.record_pass("temporal:connection")
             return self._client
+
+    async def _connect(self) -> Client:
+        """Connect within the RPC timeout. The connect runs as a task of its own that a
+        timeout or a cancellation leaves running: Temporal's native connect ignores
+        cancellation until its own retries end, and `asyncio.wait_for` would wait for it
+        (and, on Python 3.11, may swallow the caller's cancellation, so a cancelled
+        pinger kept pinging). A later call picks up the same attempt."""
+        if self._connecting is None or self._connecting.done():
+            self._connecting = asyncio.create_task(connect_temporal(self.settings))
+        attempt = self._connecting
+        done, _ = await asyncio.wait({attempt}, timeout=self.settings.temporal_rpc_timeout_s)
+        if not done:
+            raise TimeoutError("Temporal did not answer the connect in time")
+        self._connecting = None
+        return attempt.result()
+
+    def close(self) -> None:
+        """Stop a connect still under way (shutdown does not wait for it)."""
+        if self._connecting is not None:
+            self._connecting.cancel()
 
     async def call(self, awaitable: Awaitable[T], *, subject: str) -> T:
         """Await a Temporal call, turning its failures into domain errors."""

@@ -6,6 +6,7 @@ whole of Warden on the time-skipping server (tests/support/warden_in_process.py)
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -43,6 +44,10 @@ async def api(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
             transport=transport, base_url="http://api", headers={"X-Auth-Token": "admin-demo"}
         ) as client:
             yield client
+    # Stopping the API stops its Temporal pinger, even with the connect still retrying
+    # (a pinger waiting on Temporal's native connect once outlived every test's app).
+    pingers = [t for t in asyncio.all_tasks() if t.get_coro().__name__ == "_ping_forever"]  # type: ignore[union-attr]
+    assert all(p.done() for p in pingers), "the API's Temporal pinger outlived its app"
 
 
 @pytest_asyncio.fixture
