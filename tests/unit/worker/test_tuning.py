@@ -1,4 +1,4 @@
-"""The worker's capacity comes from settings (README "Worker tuning")."""
+"""The worker's capacity comes from settings (docs/operating.md §Worker tuning)."""
 
 from __future__ import annotations
 
