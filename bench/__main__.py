@@ -4,10 +4,10 @@
     uv run python -m bench scale_in       # only the ones named
     BENCH_SCALE_IN_SIZES=100 uv run python -m bench scale_in
     BENCH_HEALTH_SIZES=100,500 uv run python -m bench health
-    uv run python -m bench stacks         # stack create and round trips (issue 4)
-    uv run python -m bench server_creates # 2,000 creates on a 30 % 5xx cloud (issue 18)
-    uv run python -m bench rolling        # a 100-node cluster update in batches of 10 (issue 17)
-    uv run python -m bench store          # the projection's writes, in process (issue 19)
+    uv run python -m bench stacks         # stack create and round trips
+    uv run python -m bench server_creates # 2,000 creates on a 30 % 5xx cloud
+    uv run python -m bench rolling        # a 100-node cluster update in batches of 10
+    uv run python -m bench store          # the projection's writes, in process
 
 Benchmarks run against real processes; none of this is part of `make test`. Running
 a subset keeps the other benchmarks' last results in latest.json / latest.md.
@@ -53,11 +53,11 @@ def _previous() -> dict[str, dict[str, Any]]:
 
 
 def _stamped(figures: dict[str, Any]) -> dict[str, Any]:
-    """A fresh result with when it ended, for latest.md and the README."""
+    """A fresh result with when it ended, for latest.md and docs/performance.md."""
     setup = figures.setdefault("setup", {})
     setup["measured_at"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     setup["machine"] = report.machine()
-    setup.setdefault("git", scale_in._git_state())
+    setup.setdefault("git", report.git_state())
     return figures
 
 
@@ -82,8 +82,8 @@ def main(argv: list[str] | None = None) -> None:
     top = f"# Benchmark results\n\n{report.header(everything)}\n\n"
     (RESULTS / "latest.md").write_text(top + "\n\n".join(sections.values()) + "\n")
     print("\n\n".join(sections[name] for name in fresh))
-    if report.update_readme(everything):
-        print("README.md: performance table updated from latest.json")
+    if report.update_doc(everything):
+        print("docs/performance.md: performance table updated from latest.json")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ Measures, against `python -m simcloud` started as its own process on this machin
 from __future__ import annotations
 
 import asyncio
-import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -25,6 +24,7 @@ import httpx
 
 from activities.cloud import CloudConfig, CloudSession
 from config import get_settings
+from tests.support.processes import free_port
 
 SERVERS = 10_000
 OPS = 300
@@ -59,17 +59,10 @@ async def _throughput(calls: Sequence[Callable[[], Awaitable[Any]]]) -> float:
     return len(calls) / (time.perf_counter() - start)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @asynccontextmanager
 async def simcloud_process() -> AsyncIterator[str]:
     """`python -m simcloud` on a free port (unlimited pages); its URL until exit."""
-    port = _free_port()
+    port = free_port()
     args = ["--port", str(port), "--max-limit", "0", "--log-level", "warning"]
     process = await asyncio.create_subprocess_exec(sys.executable, "-m", "simcloud", *args)
     url = f"http://127.0.0.1:{port}"
@@ -90,9 +83,10 @@ async def simcloud_process() -> AsyncIterator[str]:
         await process.wait()
 
 
-async def _measure(url: str) -> dict[str, object]:
+def _config(url: str) -> CloudConfig:
+    """The driver's configuration for the simcloud at `url`, with Warden's credentials."""
     settings = get_settings()
-    config = CloudConfig(
+    return CloudConfig(
         auth_url=f"{url}/identity/v3",
         username=settings.cloud_username,
         password=settings.cloud_password,
@@ -100,8 +94,56 @@ async def _measure(url: str) -> dict[str, object]:
         user_domain_name=settings.cloud_user_domain_name,
         project_domain_name=settings.cloud_project_domain_name,
     )
+
+
+async def _listings(
+    cloud: CloudSession, raw: httpx.AsyncClient, headers: dict[str, str]
+) -> dict[str, object]:
+    """The `detail` list of every server: raw (received; and decoded), then through the
+    driver in one page and in pages of 1,000."""
+
+    async def raw_detail(decode: bool) -> None:
+        response = await raw.get("/compute/v2.1/servers/detail", headers=headers)
+        assert len(response.content) > SERVERS * 500
+        if decode:
+            assert len(response.json()["servers"]) == SERVERS
+
+    async def driver_list(page_size: int | None) -> None:
+        assert len(await cloud.compute.list_servers(page_size=page_size)) == SERVERS
+
+    received = await _timed(partial(raw_detail, False), LIST_RUNS)
+    decoded = await _timed(partial(raw_detail, True), LIST_RUNS)
+    one_page = await _timed(partial(driver_list, None), LIST_RUNS)
+    paged = await _timed(partial(driver_list, 1000), LIST_RUNS)
+    return {
+        "detail_10k_http_p50_ms": _pct(received, 0.5) * 1000,
+        "detail_10k_http_and_decode_p50_ms": _pct(decoded, 0.5) * 1000,
+        "detail_10k_driver_p50_ms": _pct(one_page, 0.5) * 1000,
+        "detail_10k_driver_paged_p50_ms": _pct(paged, 0.5) * 1000,
+    }
+
+
+async def _creates_and_deletes(cloud: CloudSession) -> dict[str, object]:
+    """Driver throughput of `OPS` idempotent creates, then of their deletes."""
+    created: list[str] = []
+
+    async def create(n: int) -> None:
+        server = await cloud.compute.create_server(
+            f"b-{n}", "cirros", "m1.small", request_id=f"bench-{n}"
+        )
+        created.append(server.id)
+
+    results: dict[str, object] = {
+        "create_per_s": await _throughput([partial(create, n) for n in range(OPS)])
+    }
+    deletes = [partial(cloud.compute.delete_server, s) for s in created]
+    results["delete_per_s"] = await _throughput(deletes)
+    return results
+
+
+async def _measure(url: str) -> dict[str, object]:
     results: dict[str, object] = {}
-    async with CloudSession(config) as cloud, httpx.AsyncClient(base_url=url) as raw:
+    async with CloudSession(_config(url)) as cloud, httpx.AsyncClient(base_url=url) as raw:
         token = (await cloud.auth.token()).value
         headers = {"X-Auth-Token": token}
         base = await _timed(lambda: raw.get("/compute/v2.1/", headers=headers), BASELINE_CALLS)
@@ -112,35 +154,8 @@ async def _measure(url: str) -> dict[str, object]:
         await raw.post("/sim/seed", json={"count": SERVERS, "name_prefix": "bench"})
         results["seed_10k_s"] = time.perf_counter() - start
 
-        async def raw_detail(decode: bool) -> None:
-            response = await raw.get("/compute/v2.1/servers/detail", headers=headers)
-            assert len(response.content) > SERVERS * 500
-            if decode:
-                assert len(response.json()["servers"]) == SERVERS
-
-        async def driver_list(page_size: int | None) -> None:
-            assert len(await cloud.compute.list_servers(page_size=page_size)) == SERVERS
-
-        received = await _timed(partial(raw_detail, False), LIST_RUNS)
-        decoded = await _timed(partial(raw_detail, True), LIST_RUNS)
-        one_page = await _timed(partial(driver_list, None), LIST_RUNS)
-        paged = await _timed(partial(driver_list, 1000), LIST_RUNS)
-        results["detail_10k_http_p50_ms"] = _pct(received, 0.5) * 1000
-        results["detail_10k_http_and_decode_p50_ms"] = _pct(decoded, 0.5) * 1000
-        results["detail_10k_driver_p50_ms"] = _pct(one_page, 0.5) * 1000
-        results["detail_10k_driver_paged_p50_ms"] = _pct(paged, 0.5) * 1000
-
-        created: list[str] = []
-
-        async def create(n: int) -> None:
-            server = await cloud.compute.create_server(
-                f"b-{n}", "cirros", "m1.small", request_id=f"bench-{n}"
-            )
-            created.append(server.id)
-
-        results["create_per_s"] = await _throughput([partial(create, n) for n in range(OPS)])
-        deletes = [partial(cloud.compute.delete_server, s) for s in created]
-        results["delete_per_s"] = await _throughput(deletes)
+        results |= await _listings(cloud, raw, headers)
+        results |= await _creates_and_deletes(cloud)
     return results
 
 

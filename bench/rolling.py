@@ -1,4 +1,4 @@
-"""Rolling update bench (issue 17): `uv run python -m bench rolling`.
+"""Rolling update bench: `uv run python -m bench rolling`.
 
 One real stack (`bench.stack`). A cluster of `BENCH_ROLL_NODES` nodes (default 100)
 with a batch policy of `max_batch_size` 10 and `min_in_service` nodes - 10 (so 10
@@ -24,8 +24,10 @@ from typing import Any
 
 import httpx
 
-from bench.scale_in import _figure, _git_state, _ok, _wait_action, figure_rows
+from bench.figures import figure, figure_rows
+from bench.report import git_state
 from bench.stack import Stack, running_stack
+from bench.warden_api import ok, wait_action
 
 BATCH = 10
 ACTION_TIMEOUT_S = 1800.0
@@ -40,14 +42,14 @@ async def _profile(api: httpx.AsyncClient, image: str) -> str:
     spec: dict[str, Any] = {"type": "os.nova.server", "version": "1.0"}
     spec |= {"properties": {"flavor": "m1.tiny", "image": image}}  # as PROFILE, another image
     body = {"profile": {"name": f"roll-{uuid.uuid4().hex[:6]}", "spec": spec}}
-    return str(_ok(await api.post("/v1/profiles", json=body), 201)["profile"]["id"])
+    return str(ok(await api.post("/v1/profiles", json=body), 201)["profile"]["id"])
 
 
 async def _cluster(api: httpx.AsyncClient, profile_id: str, size: int) -> str:
     body: dict[str, Any] = {"name": f"roll-{uuid.uuid4().hex[:6]}", "profile_id": profile_id}
     body |= {"desired_capacity": size, "max_size": size}
-    created = _ok(await api.post("/v1/clusters", json={"cluster": body}), 202)
-    done = await _wait_action(api, str(created["action"]), ACTION_TIMEOUT_S, 1.0)
+    created = ok(await api.post("/v1/clusters", json={"cluster": body}), 202)
+    done = await wait_action(api, str(created["action"]), ACTION_TIMEOUT_S, 1.0)
     if done["status"] != "SUCCEEDED":
         raise RuntimeError(f"cluster create failed: {done}")
     return str(created["cluster"]["id"])
@@ -60,18 +62,18 @@ async def _attach_batches(api: httpx.AsyncClient, cluster_id: str, size: int) ->
         "properties": {"min_in_service": size - BATCH, "max_batch_size": BATCH, "pause_time": 0},
     }
     name = f"batches-{uuid.uuid4().hex[:6]}"
-    policy = _ok(await api.post("/v1/policies", json={"policy": {"name": name, "spec": spec}}), 201)
+    policy = ok(await api.post("/v1/policies", json={"policy": {"name": name, "spec": spec}}), 201)
     body = {"policy_attach": {"policy_id": policy["policy"]["id"]}}
-    attached = _ok(await api.post(f"/v1/clusters/{cluster_id}/actions", json=body), 202)
-    await _wait_action(api, str(attached["action"]), ACTION_TIMEOUT_S, 0.5)
+    attached = ok(await api.post(f"/v1/clusters/{cluster_id}/actions", json=body), 202)
+    await wait_action(api, str(attached["action"]), ACTION_TIMEOUT_S, 0.5)
 
 
 async def _update(api: httpx.AsyncClient, cluster_id: str, profile_id: str) -> float:
     """Seconds from the PATCH to the update's action SUCCEEDED."""
     start = time.perf_counter()
     body = {"cluster": {"profile_id": profile_id}}
-    accepted = _ok(await api.patch(f"/v1/clusters/{cluster_id}", json=body), 202)
-    done = await _wait_action(api, str(accepted["action"]), ACTION_TIMEOUT_S, 0.2)
+    accepted = ok(await api.patch(f"/v1/clusters/{cluster_id}", json=body), 202)
+    done = await wait_action(api, str(accepted["action"]), ACTION_TIMEOUT_S, 0.2)
     if done["status"] != "SUCCEEDED":
         raise RuntimeError(f"cluster update failed: {done}")
     return time.perf_counter() - start
@@ -101,31 +103,36 @@ async def _case(stack: Stack, nodes: int, singles: int) -> dict[str, Any]:
     }
 
 
+def figures(case: dict[str, Any], nodes: int) -> list[dict[str, Any]]:
+    """The roll against its floor, and the nodes it moved onto the new profile."""
+    return [
+        figure(
+            f"rolling update, {nodes} nodes in batches of {BATCH}",
+            case["roll_s"] * 1000,
+            "ms",
+            baseline=case["floor_s"] * 1000,
+            baseline_label=f"{case['batches']} x one replacement",
+            goal="report the ratio",
+        ),
+        figure(
+            "nodes on the new profile",
+            case["nodes_on_new_profile"],
+            "",
+            goal=str(nodes),
+            met=case["nodes_on_new_profile"] == nodes,
+        ),
+    ]
+
+
 async def run() -> dict[str, object]:
     """The one-node updates, then the big roll, on one fresh stack."""
     nodes = _setting("BENCH_ROLL_NODES", 100)
     singles = _setting("BENCH_ROLL_SINGLES", 3)
-    git = _git_state()
+    git = git_state()
     async with running_stack(temporal_in_memory=True) as stack:
         case = await _case(stack, nodes, singles)
     return {
-        "figures": [
-            _figure(
-                f"rolling update, {nodes} nodes in batches of {BATCH}",
-                case["roll_s"] * 1000,
-                "ms",
-                baseline=case["floor_s"] * 1000,
-                baseline_label=f"{case['batches']} x one replacement",
-                goal="report the ratio",
-            ),
-            _figure(
-                "nodes on the new profile",
-                case["nodes_on_new_profile"],
-                "",
-                goal=str(nodes),
-                met=case["nodes_on_new_profile"] == nodes,
-            ),
-        ],
+        "figures": figures(case, nodes),
         "case": case,
         "setup": {"batch": BATCH, "temporal": "dev server, SQLite in memory", "git": git},
     }

@@ -1,4 +1,4 @@
-"""Fault bench for server creates (issue 18): `uv run python -m bench server_creates`.
+"""Fault bench for server creates: `uv run python -m bench server_creates`.
 
 One real stack (`bench.stack`) whose simcloud fails 30 % of OpenStack calls with a 500
 after 500 ms (`POST /sim/api-faults`); `BENCH_CREATES_LOST` (default 0.5) of those
@@ -34,8 +34,12 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
 from activities.cloud import CloudConfig, CloudSession
-from bench.scale_in import PROFILE, _figure, _git_state, _ms, _ok, _pct, _wait_action, figure_rows
+from bench.figures import figure, figure_rows
+from bench.histories import event_seconds
+from bench.measure import ms, pct
+from bench.report import git_state
 from bench.stack import Stack, running_stack
+from bench.warden_api import PROFILE, ok, wait_action
 from config import Settings
 
 ERROR_RATE = 0.3
@@ -64,7 +68,7 @@ async def _cloud_faults(stack: Stack, error_rate: float, lost: float = 0.0) -> N
         "lost_response_rate": lost,
     }
     async with httpx.AsyncClient(base_url=stack.simcloud_url) as sim:
-        _ok(await sim.post("/sim/api-faults", json=settings), 200)
+        ok(await sim.post("/sim/api-faults", json=settings), 200)
 
 
 async def _cloud_servers(stack: Stack) -> list[dict[str, str]]:
@@ -90,9 +94,9 @@ async def _act_on_all(
     Answers the 202 bodies, the finished actions and the wall time of it all.
     """
     start = time.perf_counter()
-    accepted = [_ok(await api.request(m, p, json=b), 202) for m, p, b in requests]
+    accepted = [ok(await api.request(m, p, json=b), 202) for m, p, b in requests]
     actions = await asyncio.gather(
-        *(_wait_action(api, str(a["action"]), ACTION_TIMEOUT_S, 2.0) for a in accepted)
+        *(wait_action(api, str(a["action"]), ACTION_TIMEOUT_S, 2.0) for a in accepted)
     )
     return accepted, list(actions), time.perf_counter() - start
 
@@ -116,7 +120,7 @@ def _create_activities(events: list[HistoryEvent]) -> list[dict[str, Any]]:
     attempts: dict[int, int] = {}
     found = []
     for e in events:
-        at = e.event_time.seconds + e.event_time.nanos / 1e9
+        at = event_seconds(e)
         if e.event_type == _SCHEDULED:
             if e.activity_task_scheduled_event_attributes.activity_type.name == "create_server":
                 scheduled[e.event_id] = at
@@ -152,7 +156,7 @@ async def _creates(client: Client, workflow_ids: list[str]) -> list[dict[str, An
 async def _nodes(api: httpx.AsyncClient, cluster_ids: list[str]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for cluster_id in cluster_ids:
-        listed = _ok(await api.get("/v1/nodes", params={"cluster_id": cluster_id}), 200)
+        listed = ok(await api.get("/v1/nodes", params={"cluster_id": cluster_id}), 200)
         found.extend(listed["nodes"])
     return found
 
@@ -169,7 +173,7 @@ def _orphans(nodes: list[dict[str, Any]], servers: list[dict[str, str]]) -> dict
 
 async def _case(stack: Stack, clusters: int, nodes: int, lost: float) -> dict[str, Any]:
     async with stack.api(timeout=120) as api:
-        profile_id = str(_ok(await api.post("/v1/profiles", json=PROFILE), 201)["profile"]["id"])
+        profile_id = str(ok(await api.post("/v1/profiles", json=PROFILE), 201)["profile"]["id"])
         await _cloud_faults(stack, ERROR_RATE, lost)
         cluster_ids, created, create_s = await _create_clusters(api, profile_id, clusters, nodes)
         await _cloud_faults(stack, 0.0)
@@ -190,9 +194,9 @@ async def _case(stack: Stack, clusters: int, nodes: int, lost: float) -> dict[st
         "nodes_error": sum(1 for n in node_list if n["status"] == "ERROR"),
         "nodes_by_status": dict(Counter(n["status"] for n in node_list)),
         **after_create,
-        "create_p50_ms": _ms(_pct(seconds, 0.5)),
-        "create_p99_ms": _ms(_pct(seconds, 0.99)),
-        "create_max_ms": _ms(max(seconds, default=None)),
+        "create_p50_ms": ms(pct(seconds, 0.5)),
+        "create_p99_ms": ms(pct(seconds, 0.99)),
+        "create_max_ms": ms(max(seconds, default=None)),
         "attempts": dict(sorted(Counter(c["attempts"] for c in creates).items())),
         "create_actions": dict(Counter(a["status"] for a in created)),
         "delete_actions": dict(Counter(a["status"] for a in deleted)),
@@ -202,36 +206,36 @@ async def _case(stack: Stack, clusters: int, nodes: int, lost: float) -> dict[st
     }
 
 
+def figures(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """Orphans, nodes in ERROR and servers left against their goal of none; the
+    creates' times."""
+    return [
+        figure(
+            "orphan servers after create", case["orphans"], "", goal="0", met=case["orphans"] == 0
+        ),
+        figure("nodes in ERROR", case["nodes_error"], "", goal="0", met=case["nodes_error"] == 0),
+        figure("create_server p50", case["create_p50_ms"], "ms"),
+        figure("create_server p99", case["create_p99_ms"], "ms"),
+        figure(
+            "servers left after delete",
+            case["servers_left_after_delete"],
+            "",
+            goal="0",
+            met=case["servers_left_after_delete"] == 0,
+        ),
+    ]
+
+
 async def run() -> dict[str, object]:
     """Create, count, delete and count again on one fresh stack."""
     clusters = int(_setting("BENCH_CREATES_CLUSTERS", 20))
     nodes = int(_setting("BENCH_CREATES_NODES", 100))
     lost = _setting("BENCH_CREATES_LOST", 0.5)
-    git = _git_state()
+    git = git_state()
     async with running_stack(temporal_in_memory=True) as stack:
         case = await _case(stack, clusters, nodes, lost)
     return {
-        "figures": [
-            _figure(
-                "orphan servers after create",
-                case["orphans"],
-                "",
-                goal="0",
-                met=case["orphans"] == 0,
-            ),
-            _figure(
-                "nodes in ERROR", case["nodes_error"], "", goal="0", met=case["nodes_error"] == 0
-            ),
-            _figure("create_server p50", case["create_p50_ms"], "ms"),
-            _figure("create_server p99", case["create_p99_ms"], "ms"),
-            _figure(
-                "servers left after delete",
-                case["servers_left_after_delete"],
-                "",
-                goal="0",
-                met=case["servers_left_after_delete"] == 0,
-            ),
-        ],
+        "figures": figures(case),
         "case": case,
         "setup": {
             "clusters": clusters,

