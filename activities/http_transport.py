@@ -3,7 +3,7 @@
 Warden's activities speak httpx (requests, responses, timeouts, errors, and the mock
 transports of the tests). Under load, though, httpx's own connection pool costs the
 worker most of its CPU per call: in a 1,000-node scale-in the worker spent 23 % of its
-busy time in `AsyncClient.request`, for three calls per node (issue 19's note). Measured
+busy time in `AsyncClient.request`, for three calls per node (docs/performance.md). Measured
 on this machine against a local server (client CPU per request): httpx's own pool
 0.88 ms one at a time and 2.06 ms at 20 at once; the same httpx client over aiohttp's
 pool 0.30-0.39 ms at any concurrency.

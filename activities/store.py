@@ -41,6 +41,6 @@ class StoreActivities:
     def record_event(self, event: Event) -> None:
         """Write one event (idempotent on its id): the change sets' own insert that skips
         known ids, one statement with no read first (0.17-0.26 ms against 0.59-0.71 ms
-        for a read, then an ORM insert; issue 19)."""
+        for a read, then an ORM insert; docs/performance.md)."""
         with session_scope(self._engine) as session:
             apply_changes(session, ChangeSet(events=[event]))

@@ -40,7 +40,7 @@ class Database:
 
 # The dependencies below are `async def` although they never wait: FastAPI runs a plain
 # `def` dependency in its thread pool, a thread hop per dependency per request, queued
-# behind the database's queries under load (issue 19).
+# behind the database's queries under load (docs/performance.md).
 
 
 async def _database(request: Request) -> Database:

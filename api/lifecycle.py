@@ -40,7 +40,7 @@ async def signal_lifecycle(
     An unknown cluster, an unknown token, or one of another cluster, is a 404. A token
     that is no longer waiting is a no-op, so an app may safely retry its call. The
     cluster and the action are read in one database call: an app completing a burst of
-    tokens waits on one thread hop each, not two (issue 19).
+    tokens waits on one thread hop each, not two (docs/performance.md).
     """
     cluster, action = await db.run(_cluster_and_action, caller.project_id, cluster_id, token)
     if cluster is None:

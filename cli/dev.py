@@ -145,7 +145,7 @@ def _api_url(settings: Settings) -> str:
 #: on every use unless told otherwise (so that attributes added while it runs show at
 #: once). Warden registers its own when the server starts, so the server may cache them
 #: as a production one does: a 300-node scale-in then makes 4,600 cluster-metadata and
-#: 1,500 namespace reads fewer, 6 of the 45 s its store spent (issue 19, `bench.scale_in`).
+#: 1,500 namespace reads fewer, 6 of the 45 s its store spent (`python -m bench scale_in`).
 CACHED_SEARCH_ATTRIBUTES = (
     "--dynamic-config-value",
     "system.forceSearchAttributesCacheRefreshOnRead=false",
@@ -168,7 +168,7 @@ def store_args(synchronous: str = "normal") -> list[str]:
     commit synced to disk twice), and every workflow task, signal and activity result is
     such a commit: on this machine 1.4 ms of fsync each, against 0.02 ms in WAL with
     `synchronous=normal`. A bare update then took 12-14 ms instead of 8-9.5, and 1,000
-    activities fanned out 5.8-6.5 s instead of 3.1 (issue 19). In WAL mode a killed
+    activities fanned out 5.8-6.5 s instead of 3.1 (docs/performance.md). In WAL mode a killed
     server loses nothing (the SIGKILL restart test in `tests/integration/test_faults.py`);
     with `normal`, a power cut or an OS crash may lose the last commits, never the file.
     `full` (`WARDEN_TEMPORAL_DEV_SYNC=full`) syncs every commit again, in WAL. Warden's

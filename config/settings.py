@@ -69,7 +69,7 @@ class Settings(BaseSettings):
         "worker takes it (Temporal's sticky queue timeout): a dead worker's workflows move "
         "on after this",
     )
-    # Worker tuning (README "Worker tuning"; the defaults come from `python -m bench`).
+    # Worker tuning (docs/operating.md §Worker tuning; the defaults come from `python -m bench`).
     worker_max_cached_workflows: int = Field(
         1000,
         ge=0,
@@ -91,7 +91,7 @@ class Settings(BaseSettings):
         "are async and need none",
     )
 
-    # --- payload encryption and the codec server (issue 18) ---
+    # --- payload encryption and the codec server ---
     # TLS, client certificates, API keys and profiles come from Temporal's own environment
     # configuration (TEMPORAL_TLS_*, TEMPORAL_API_KEY, TEMPORAL_PROFILE; config/temporal_client).
     codec_keys_file: Path | None = Field(
@@ -147,7 +147,7 @@ class Settings(BaseSettings):
         30, ge=1, le=3600, description="How often servers of nodes waiting on a hook are checked"
     )
 
-    # --- cloud (issue 3) ---
+    # --- cloud ---
     # Keystone credentials of the compute backend; the defaults reach the local simcloud.
     # With OS_CLOUD set, that entry of clouds.yaml is used instead (activities/cloud/config.py).
     cloud_name: str | None = Field(
@@ -187,9 +187,9 @@ class Settings(BaseSettings):
     simcloud_warden_url: str | None = Field(
         None, description="Warden's API URL in simcloud's catalog (orchestration, clustering)"
     )
-    # --- end cloud (issue 3) ---
+    # --- end cloud ---
 
-    # --- Keystone auth of the API (issue 15) ---
+    # --- Keystone auth of the API ---
     keystone_url: str | None = Field(
         None,
         description="Keystone v3 URL that validates X-Auth-Token values not in the tokens "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Screenshots of the Temporal Web UI of a running `warden dev`, for README.md
+# Screenshots of the Temporal Web UI of a running `warden dev`, for README.md and docs/temporal-ui.md
 # ("Find it in the Temporal UI"):
 #   1. docs/temporal-ui-list.png      the workflow list filtered by $QUERY
 #   2. docs/temporal-ui-workflow.png  the first workflow $QUERY finds: summary, details,
@@ -24,7 +24,7 @@
 # long-polls its history, which stops --virtual-time-budget), so the page is driven over
 # the DevTools protocol.
 #
-# docs/temporal-ui-decoded.png (README, "Payload encryption and the codec server") is
+# docs/temporal-ui-decoded.png (docs/payload-encryption.md §The codec server) is
 # temporal-ui-workflow.png of a stack created with a hidden parameter, its create update
 # shown with "template" folded so that "parameters" fits:
 #   QUERY='WorkflowId="stack:<id>"' TAB=history/events/5 SIZE=1600,1380 EVAL='(() => {

@@ -27,7 +27,7 @@ def apply_changes(session: Session, changes: ChangeSet) -> None:
 
     Snapshots and events are written one statement per table (an upsert whose newer
     row wins, an insert that skips known event ids), so a step that projects 100
-    resources costs a few statements, not 200 ORM round trips (issue 19). Clusters and
+    resources costs a few statements, not 200 ORM round trips (docs/performance.md). Clusters and
     actions are read, merged and written back, under `lock_for_write`.
     """
     lock_for_write(session, _row_keys(changes))

@@ -122,8 +122,8 @@ def sandbox_runner() -> SandboxedWorkflowRunner:
 
     The default sandbox re-imports every workflow module for each workflow run it
     starts (each child, each node's delete, each run after an eviction): 3-6 ms of
-    CPU a run on this machine, 0.2 ms with the modules passed through (README
-    "Worker tuning"). Temporal advises passing through modules whose calls are
+    CPU a run on this machine, 0.2 ms with the modules passed through (docs/operating.md
+    §Worker tuning). Temporal advises passing through modules whose calls are
     deterministic; Warden's workflow modules only call `workflow.*` and keep no
     mutable module state. The tests' workflows still run in the strict sandbox
     (tests/workflows), which is where a forbidden call in workflow code is caught.
@@ -134,12 +134,13 @@ def sandbox_runner() -> SandboxedWorkflowRunner:
 
 def workflow_runner(converter: DataConverter) -> WorkflowRunner:
     """`sandbox_runner()`, answering the SDK's per-payload context questions itself when
-    `converter` ignores them, as Warden's does (worker/runner.py, README "Worker tuning")."""
+    `converter` ignores them, as Warden's does (worker/runner.py, docs/operating.md
+    §Worker tuning)."""
     return workflow_runner_for(converter, sandbox_runner())
 
 
 def worker_tuning(settings: Settings) -> dict[str, Any]:
-    """The Temporal worker's capacity and timeouts (README "Worker tuning")."""
+    """The Temporal worker's capacity and timeouts (docs/operating.md §Worker tuning)."""
     return {
         "max_cached_workflows": settings.worker_max_cached_workflows,
         "max_concurrent_activities": settings.worker_max_concurrent_activities,
@@ -182,7 +183,7 @@ async def _poll(
             # The SDK warns when the sync activities' threads are fewer than the activity
             # slots. Warden means it: nearly every activity is async and never takes a
             # thread; the one sync activity, `record_changes`, is a 0.5 ms write, so a
-            # queue for the threads clears in milliseconds (README "Worker tuning").
+            # queue for the threads clears in milliseconds (docs/operating.md §Worker tuning).
             warnings.filterwarnings(
                 "ignore", message=r"Worker max_concurrent_activities is \d+ but activity_executor"
             )

@@ -5,7 +5,7 @@ workflow instance which serialization context applies, and which external-storag
 context (`_CommandAwareDataConverter` in `temporalio/worker/_workflow.py`). In the
 sandbox each question `exec`s a code string inside the sandbox, with its importer
 applied: three to six of them per payload run, 12.6 % of the worker's busy time in a
-profile of lock/unlock cycles (issue 19's note).
+profile of lock/unlock cycles (docs/performance.md).
 
 The answers only matter to a converter that uses them. Warden's converter ignores
 serialization context (`DataConverter.with_context` returns the converter itself) and

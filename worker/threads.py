@@ -3,7 +3,7 @@
 Python names its threads (`activity_3`), but Linux sees only the process name, so
 `top -H`, `ps -L` and `/proc/<pid>/task/*/comm` show every thread as `python`. Each pool
 here names its threads at their start, so an operator, and the benchmarks, can tell
-where a busy worker's CPU goes (README "Worker tuning"):
+where a busy worker's CPU goes (docs/operating.md §Worker tuning):
 
 | OS name prefix | pool | runs |
 |---|---|---|

@@ -48,7 +48,7 @@ def show_status(status: str) -> None:
 
     An entity shows itself after every step, and most steps (a mark, a node's health
     verdict) leave its status as it was. Each upsert is a command, a history event and
-    a visibility write on the server, 1-2 ms of an update's round trip (issue 19).
+    a visibility write on the server, 1-2 ms of an update's round trip (docs/performance.md).
     Histories recorded before this patch upserted every time and replay unchanged.
     """
     unchanged = workflow.info().typed_search_attributes.get(WARDEN_STATUS) == status

@@ -41,7 +41,7 @@ MEMBERSHIP_OPERATIONS = frozenset(
         ActionName.NODE_DELETE,
     }
 )
-#: Removals that pause health checks (issue 6) and fire lifecycle hooks.
+#: Removals that pause health checks and fire lifecycle hooks.
 REMOVALS = frozenset(
     {
         ActionName.CLUSTER_SCALE_IN,

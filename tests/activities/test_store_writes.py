@@ -192,7 +192,7 @@ def test_events_of_racing_change_sets_are_stored_once_in_order(engine: Engine) -
 def test_writes_reuse_the_statements_built_for_the_first(engine: Engine) -> None:
     """Building an upsert cost more CPU than running it (about half of a one-resource
     write): each statement is built once per dialect, table and column set, and every
-    later write, of other rows, runs the same statement object (issue 19)."""
+    later write, of other rows, runs the same statement object (docs/performance.md)."""
     store = StoreActivities(engine)
 
     def write(minute: int) -> None:

@@ -439,8 +439,8 @@ async def _settled_once(api: httpx.AsyncClient, url: str) -> dict[str, Any] | No
 
 
 async def test_app_marks_and_locks_a_stack_straight_through_temporal(warden: Warden) -> None:
-    """The README's snippets: a `temporalio` signal with a plain dict, then the
-    `temporal workflow signal` CLI, reach the stack without the API."""
+    """The snippets of docs/stacks.md §From your app: a `temporalio` signal with a plain
+    dict, then the `temporal workflow signal` CLI, reach the stack without the API."""
     async with warden.client() as api:
         _, url = await create_stack(api)
         stack = await settled(api, url)

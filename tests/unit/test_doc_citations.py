@@ -1,5 +1,6 @@
 """Comments cite the repository's own docs (`docs/api-contract.md §Errors`), and every
-citation and Markdown link into `docs/` names a section that exists."""
+citation and Markdown link into `docs/` names a section that exists. Nothing cites the
+project's issue tracker, which readers of the repository do not have."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ CITATION = re.compile(r"docs/([\w-]+\.md)[\s#:]*§((?:[^\n]|\n[ \t]*#?:?[ \t]*){
 #: `(docs/name.md#anchor)` from the README, `(name.md#anchor)` between the docs.
 LINK = re.compile(r"\((?:docs/)?([\w-]+\.md)#([\w-]+)\)")
 #: Documents that live outside the repository and must not be cited.
+#: A reference to the issue tracker: "issue 19", "(issue #4's note)", "Issues 3 and 5".
+ISSUE = re.compile(r"\b[Ii]ssues? #?\d+")
 OUTSIDE = re.compile(
     r"DESIGN §|DESIGN\.md|STYLE\.md|TEMPORAL-NOTES|(?<!random )\bthe seed\b|\bseed.s\b"
 )
@@ -39,7 +42,8 @@ def source_files() -> list[Path]:
         text=True,
         check=True,
     ).stdout.split()
-    wanted = (ROOT / p for p in listed if p.endswith((".py", ".md", ".yaml")))
+    texts = (".py", ".md", ".yaml", ".yml", ".toml", ".sh", ".ini", ".cfg", "Makefile")
+    wanted = (ROOT / p for p in listed if p.endswith(texts))
     return [path for path in wanted if path.exists() and path.name != Path(__file__).name]
 
 
@@ -74,6 +78,18 @@ def test_nothing_cites_documents_outside_the_repository() -> None:
         if OUTSIDE.search(line)
     ]
     assert not offenders, "\n".join(offenders)
+
+
+def test_nothing_cites_the_issue_tracker() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in source_files()
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if ISSUE.search(line)
+    ]
+    assert not offenders, "say what the thing is instead:\n" + "\n".join(offenders)
+    assert ISSUE.search("(issue 19's note)") and ISSUE.search("Issues #3")
+    assert not ISSUE.search("an issue with 3 nodes")
 
 
 def test_checker_finds_a_wrong_section_and_accepts_a_wrapped_one() -> None:

@@ -1,5 +1,5 @@
 """A server create whose every attempt failed after its POST landed (answers lost):
-the server it made is adopted and removed, never left an orphan (issue 18)."""
+the server it made is adopted and removed, never left an orphan."""
 
 from __future__ import annotations
 

@@ -321,7 +321,7 @@ async def test_app_answering_while_its_message_is_delivered_is_heard(harness: Ha
     assert [m.prior_attempts for m in harness.cloud.messages] == [0]
     steps = await victim_steps(harness, token.id)
     # One task delivers the message and starts the deadline; no delivery activity, no
-    # patch marker: the lean history issue 19 measured.
+    # patch marker: the lean history docs/performance.md measures.
     assert "ACTIVITY_TASK_SCHEDULED deliver_lifecycle_message" not in steps
     assert steps.count("MARKER_RECORDED core_local_activity") == 1
     assert not any("core_patch" in s for s in steps), steps
@@ -396,7 +396,7 @@ async def test_rejected_first_attempt_is_not_retried_and_the_wait_goes_on(harnes
 
 async def test_shards_start_one_after_another_and_remove_every_victim(harness: Harness) -> None:
     # Five victims in shards of two: three shards. Each starts its victims' deletions
-    # only once the one before has started all of its own (issue 19: started together,
+    # only once the one before has started all of its own (docs/performance.md: started together,
     # their child starts queue in front of every victim's signal on the server's store).
     top, state, result = await remove_every_node(harness, 5, shard_size=2)
     assert sorted(result.removed) == sorted(n.node_id for n in state.nodes)
@@ -441,7 +441,7 @@ async def test_victims_start_in_waves_each_once_the_one_before_has_started(
     harness: Harness,
 ) -> None:
     # Five victims in waves of two: the server takes the parent's lock for every child
-    # it starts, so hundreds of starts at once time out on it and retry (issue 19).
+    # it starts, so hundreds of starts at once time out on it and retry (docs/performance.md).
     top, state, result = await remove_every_node(harness, 5, start_wave=2)
     assert sorted(result.removed) == sorted(n.node_id for n in state.nodes)
     assert result.error == "" and result.nodes == []

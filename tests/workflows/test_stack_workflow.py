@@ -258,7 +258,7 @@ async def test_mark_false_clears_only_check_failed(harness: Harness) -> None:
 
 async def test_a_mark_upserts_warden_status_only_when_it_changes(harness: Harness) -> None:
     """A mark leaves the stack's status as it was: no upsert command, no visibility write
-    (issue 19). WardenStatus still follows the stack when its status does change."""
+    (docs/performance.md). WardenStatus still follows the stack when its status does change."""
     handle, stack_id = await create_stack(harness, WEB)
 
     async def upserts() -> list[str]:
@@ -302,7 +302,7 @@ async def test_an_operation_is_written_running_by_its_accept_and_started_at_once
     harness: Harness,
 ) -> None:
     """The accept writes the action RUNNING; the main loop starts the child in the same
-    workflow task, without a write of its own in between (issue 19)."""
+    workflow task, without a write of its own in between (docs/performance.md)."""
     handle, stack_id = await create_stack(harness, WEB)
     accepted = await send(handle, "update", StackOperationRequest(existing=True))
     stack = await stack_settles(harness, stack_id)

@@ -62,7 +62,7 @@ NO_WAIT = "message sent; hook timeout is 0, no wait"
 #: existed carries a lower number (0 when the field did not exist) and replays its old
 #: path. Versioning by input writes nothing to history, where `workflow.patched()`
 #: would add a marker and a TemporalChangeVersion upsert to every one of a scale-in's
-#: thousand victims (issue 19). Revisions only ever grow.
+#: thousand victims (docs/performance.md). Revisions only ever grow.
 #:
 #: 1: the lifecycle message's first attempt is a local activity (`_first_attempt`).
 LOCAL_FIRST_ATTEMPT = 1
@@ -249,7 +249,7 @@ class NodeDeletionWorkflow:
 
         On the happy path this saves the activity's three events, a workflow task and
         its store writes per victim, and the app's prompt `complete_lifecycle` no longer
-        lands while the server records the delivery (issue 19). Signals that arrive
+        lands while the server records the delivery (docs/performance.md). Signals that arrive
         meanwhile are buffered and handled in the next task. A local activity's failure
         reaches the workflow as the activity's own error (an ApplicationError or a
         TimeoutError), not wrapped in an ActivityError.

@@ -48,7 +48,7 @@ SHARD_SIZE = 500
 #: started all of its own (`shard_started`). Started together, two shards' child starts
 #: queue in front of every victim's signal, task and delete on the server's store (one
 #: SQLite connection in the dev server): complete_lifecycle → delete took 214 ms at
-#: 1,000 nodes, 142 ms with one parent starting at a time (issue 19, bench/scale_in.py).
+#: 1,000 nodes, 142 ms with one parent starting at a time (`python -m bench scale_in`).
 STAGGERED_SHARDS = "staggered-shards"
 #: A run starts its victims' deletions this many at a time, each wave once the one
 #: before has started. The server takes the parent's lock for every child it starts
@@ -57,7 +57,7 @@ STAGGERED_SHARDS = "staggered-shards"
 #: at once queue on that one lock: most time out and retry, and the parent's own
 #: workflow task waits behind them, up to the sticky queue's timeout. Measured on bare
 #: Temporal, 300 children with a 0.2 s activity: 37-42 s all at once, 17-19 s in waves
-#: of 20, with 20 times fewer busy-workflow retries (issue 19).
+#: of 20, with 20 times fewer busy-workflow retries (docs/performance.md).
 START_WAVE = 20
 VICTIM_START_WAVES = "victim-start-waves"
 

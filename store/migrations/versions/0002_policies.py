@@ -1,4 +1,4 @@
-"""policies table and cluster policy bindings (issue 5)
+"""policies table and cluster policy bindings
 
 Revision ID: 0002
 Revises: 0001

@@ -1,4 +1,4 @@
-"""stacks, stack resources, event stack ids (issue 4)
+"""stacks, stack resources, event stack ids
 
 Revision ID: 0003
 Revises: 0002
