@@ -11,7 +11,6 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from api.auth import Caller, Role, TokenStore
-from api.clustering import install_clustering
 from api.codec import install_codec_server
 from api.deps import Database
 from api.errors import install_error_handlers
@@ -34,6 +33,7 @@ from api.routers import (
     whoami,
 )
 from api.routers import health as health_routes
+from api.senlin_prefix import install_clustering
 from api.temporal import TemporalGateway
 from config import Settings, get_settings
 from config.codec import CodecKeys

@@ -11,10 +11,11 @@ from api.deps import Database
 from api.temporal import TemporalGateway
 from domain.actions import ActionName, ActionStatus
 from domain.cluster.lifecycle import LifecycleNote
-from domain.errors import Conflict, NotFound
+from domain.errors import Conflict, InvalidRequest, NotFound
 from store.actions import ActionRecord, get_action
 from store.clusters import ClusterRecord, get_cluster
 from workflows import ids
+from workflows.cluster.lifecycle_messages import LIFECYCLE_SIGNALS
 
 #: A victim's workflow starts within milliseconds of its row; wait this long at most.
 START_RETRIES = 25
@@ -35,13 +36,16 @@ async def signal_lifecycle(
     signal: str,
     token: str,
 ) -> str:
-    """Signal `node-delete:{token}`; answers the token (the NODE_DELETE action's id).
+    """Signal `node-delete:{token}` with one of `LIFECYCLE_SIGNALS`; answers the token
+    (the NODE_DELETE action's id).
 
     An unknown cluster, an unknown token, or one of another cluster, is a 404. A token
     that is no longer waiting is a no-op, so an app may safely retry its call. The
     cluster and the action are read in one database call: an app completing a burst of
     tokens waits on one thread hop each, not two (docs/performance.md).
     """
+    if signal not in LIFECYCLE_SIGNALS:
+        raise InvalidRequest(f"{signal} is not a lifecycle signal.")
     cluster, action = await db.run(_cluster_and_action, caller.project_id, cluster_id, token)
     if cluster is None:
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")

@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from api.auth import CallerDep
-from api.clusters import find_cluster
+from api.cluster_service import find_cluster
 from api.deps import DbDep
+from api.paths import ClusterId, ClusterInPath
 from api.schemas.cluster_policies import (
     ClusterPolicyEnvelope,
     ClusterPolicyList,
@@ -19,24 +20,21 @@ from domain.errors import NotFound
 from store.policies import PolicyRecord, get_policy
 
 router = APIRouter(tags=["clusters"], responses=ERROR_RESPONSES)
-ClusterId = Annotated[str, Path(max_length=255)]
 NameQuery = Annotated[str | None, Query(max_length=255)]
 
 
 @router.get("/clusters/{cluster_id}/policies", response_model=ClusterPolicyList)
 async def list_cluster_policies_route(
-    caller: CallerDep,
-    db: DbDep,
-    cluster_id: ClusterId,
+    cluster: ClusterInPath,
     policy_name: NameQuery = None,
     policy_type: NameQuery = None,
     enabled: bool | None = None,
 ) -> ClusterPolicyList:
     """The cluster's policy bindings, filtered as Senlin filters them."""
-    cluster = await find_cluster(db, caller, cluster_id)
+    record = await cluster.load()
     bindings = [
         b
-        for b in ClusterPolicyPublic.bindings(cluster)
+        for b in ClusterPolicyPublic.bindings(record)
         if policy_name in (None, b.policy_name)
         and policy_type in (None, b.policy_type)
         and enabled in (None, b.enabled)

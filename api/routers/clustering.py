@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 
 router = APIRouter(tags=["clustering"])
 
-#: What `GET /cluster/v1` advertises; `api.clustering` enforces the same range.
+#: What `GET /cluster/v1` advertises; `api.senlin_prefix` enforces the same range.
 MIN_API_VERSION = "1.0"
 MAX_API_VERSION = "1.14"
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request, Response, status
+from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
-from api.clusters import (
+from api.cluster_service import (
     attach_request,
     create_cluster,
     detach_request,
@@ -20,6 +20,7 @@ from api.clusters import (
 )
 from api.deps import DbDep, TemporalDep
 from api.lifecycle import signal_lifecycle
+from api.paths import ClusterId, ClusterInPath, NodeId
 from api.routers import cluster_policies
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import (
@@ -80,8 +81,6 @@ _CLUSTER_ACTIONS: dict[str, _NodesOperation] = {
 #: Senlin's node action keys and their operation (on the node's cluster).
 _NODE_ACTIONS: dict[str, _NodesOperation] = {"check": Ops.check_node, "recover": Ops.recover}
 router.include_router(cluster_policies.router)
-ClusterId = Annotated[str, Path(max_length=255)]
-NodeId = Annotated[str, Path(max_length=64)]
 
 
 def _profile_names(session: Session, project_id: str) -> dict[str, str]:
@@ -196,14 +195,13 @@ async def get_cluster_route(
 )
 async def delete_cluster_route(
     caller: WriterDep,
-    db: DbDep,
+    cluster: ClusterInPath,
     temporal: TemporalDep,
-    cluster_id: ClusterId,
     http_request: Request,
     response: Response,
 ) -> ActionAccepted:
     """Delete every node, then the cluster (409 while busy or locked)."""
-    record: ClusterRecord = await find_cluster(db, caller, cluster_id)
+    record = await cluster.load()
     request = ClusterOperationRequest(action_id=new_action_id())
     accepted = await send_cluster_update(temporal, record, Ops.delete, request)
     return _accepted(http_request, response, accepted.action_id)

@@ -8,10 +8,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request, status
 from fastapi.responses import JSONResponse
 
-from api.auth import CallerDep, same_project
+from api.paths import ProjectCaller
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.stacks import HeatInputs, TemplateField
-from api.stacks import heat_environment
+from api.stack_service import heat_environment
 from api.urls import api_base
 from domain.errors import InvalidRequest
 from domain.hot.environment import expand_template, template_data
@@ -23,7 +23,6 @@ from domain.stack.rules import ensure_supported
 
 router = APIRouter(prefix="/v1/{project_id}", tags=["heat"], responses=ERROR_RESPONSES)
 versions_router = APIRouter(tags=["versions"])
-ProjectId = Annotated[str, Path(max_length=64)]
 #: `heat_template_version`'s parameter types as `/validate` names them (CFN style).
 _VALIDATE_TYPES = {
     "string": "String",
@@ -52,29 +51,28 @@ async def heat_versions_route(request: Request) -> JSONResponse:
 
 @router.get("/build_info")
 async def build_info_route(
-    request: Request, project_id: ProjectId, caller: CallerDep
+    request: Request,
+    caller: ProjectCaller,
 ) -> dict[str, Any]:
     """Heat's build info: Warden's own revision for both halves."""
-    same_project(caller, project_id)
     revision = {"revision": f"warden-{request.app.version}"}
     return {"api": revision, "engine": revision}
 
 
 @router.get("/template_versions")
-async def list_template_versions_route(project_id: ProjectId, caller: CallerDep) -> dict[str, Any]:
+async def list_template_versions_route(
+    caller: ProjectCaller,
+) -> dict[str, Any]:
     """The HOT versions Warden reads, with their aliases."""
-    same_project(caller, project_id)
     return {"template_versions": template_versions()}
 
 
 @router.get("/template_versions/{template_version}/functions")
 async def list_template_functions_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    caller: ProjectCaller,
     template_version: Annotated[str, Path(max_length=100)],
 ) -> dict[str, Any]:
     """The intrinsic functions of one version (404 for an unknown version)."""
-    same_project(caller, project_id)
     return {"template_functions": template_functions(template_version)}
 
 
@@ -88,10 +86,10 @@ class ValidateBody(HeatInputs):
 
 @router.post("/validate")
 async def validate_template_route(
-    project_id: ProjectId, caller: CallerDep, body: ValidateBody
+    caller: ProjectCaller,
+    body: ValidateBody,
 ) -> dict[str, Any]:
     """Check a template (with its files and environment); 400 names the first problem."""
-    same_project(caller, project_id)
     if body.template is None:
         raise InvalidRequest("Need more arguments: a template is required")
     env = heat_environment(body)
@@ -121,13 +119,11 @@ async def validate_template_route(
 
 @router.get("/resource_types")
 async def list_resource_types_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    caller: ProjectCaller,
     with_description: bool = False,
     name: Annotated[str | None, Query(max_length=255)] = None,
 ) -> dict[str, Any]:
     """The resource types Warden runs (`?with_description=true` adds each description)."""
-    same_project(caller, project_id)
     types = [t for n, t in sorted(RESOURCE_TYPES.items()) if name is None or name in n]
     if with_description:
         return {
@@ -140,25 +136,21 @@ async def list_resource_types_route(
 
 @router.get("/resource_types/{type_name}")
 async def show_resource_type_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    caller: ProjectCaller,
     type_name: Annotated[str, Path(max_length=255)],
     with_description: bool = False,
 ) -> dict[str, Any]:
     """A resource type's properties, attributes and support status (404 if unknown)."""
-    same_project(caller, project_id)
     return resource_schema(known_type(type_name))
 
 
 @router.get("/resource_types/{type_name}/template")
 async def resource_type_template_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    caller: ProjectCaller,
     type_name: Annotated[str, Path(max_length=255)],
     template_type: Annotated[str, Query(pattern="^(hot|cfn)$")] = "cfn",
 ) -> dict[str, Any]:
     """A template that uses the type with every property as a parameter (HOT only)."""
-    same_project(caller, project_id)
     if template_type != "hot":
         raise InvalidRequest("template_type: Warden generates HOT templates only (hot)")
     return generated_template(known_type(type_name))

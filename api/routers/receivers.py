@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
-from api.clusters import find_cluster
+from api.cluster_service import find_cluster
 from api.deps import DbDep, TemporalDep
 from api.routers.clusters import run_cluster_action
 from api.schemas.actions import ActionAccepted

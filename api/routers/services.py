@@ -8,19 +8,19 @@ task queue, so it shows every worker of every replica, up or down, wherever it r
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 from pydantic import BaseModel
 
-from api.auth import CallerDep, Role, same_project
+from api.auth import CallerDep, Role
 from api.deps import TemporalDep
+from api.paths import ProjectCaller
 from api.schemas.common import ERROR_RESPONSES
 from domain.engine_services import engine_services
 from domain.errors import Forbidden
 
 router = APIRouter(tags=["services"], responses=ERROR_RESPONSES)
-ProjectId = Annotated[str, Path(max_length=64)]
 
 
 class ServiceList(BaseModel):
@@ -36,10 +36,10 @@ def _require_admin(roles: frozenset[Role]) -> None:
 
 @router.get("/v1/{project_id}/services", response_model=ServiceList)
 async def heat_services_route(
-    project_id: ProjectId, caller: CallerDep, temporal: TemporalDep
+    caller: ProjectCaller,
+    temporal: TemporalDep,
 ) -> ServiceList:
     """Heat's engines: one per worker polling the task queue, `up` or `down`."""
-    same_project(caller, project_id)
     _require_admin(caller.roles)
     found = engine_services(await temporal.pollers(), datetime.now(UTC))
     return ServiceList(services=[s.as_heat(temporal.settings.task_queue) for s in found])

@@ -15,8 +15,8 @@ from fastapi import APIRouter, Depends, Path, Request
 from pydantic import BaseModel
 
 from api.auth import CallerDep
-from api.clustering import requested_version
 from api.schemas.common import ERROR_RESPONSES
+from api.senlin_prefix import requested_version
 from domain.cluster.type_catalog import POLICY_TYPES, PROFILE_TYPES, find_type
 
 router = APIRouter(prefix="/v1", tags=["clustering"], responses=ERROR_RESPONSES)

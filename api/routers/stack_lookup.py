@@ -20,9 +20,10 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from api.auth import CallerDep, same_project
 from api.deps import DbDep
+from api.paths import ProjectId, StackName
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.stacks import stack_href
-from api.stacks import find_stack_by_identity
+from api.stack_service import find_stack_by_identity
 from api.urls import api_base
 
 #: What may follow a stack's name in a lookup URL (Heat's list, plus outputs).
@@ -73,8 +74,6 @@ _responses: dict[int | str, dict[str, Any]] = {
 }
 subpath_router = APIRouter(prefix="/v1/{project_id}/stacks", tags=["stacks"], responses=_responses)
 name_router = APIRouter(prefix="/v1/{project_id}/stacks", tags=["stacks"], responses=_responses)
-ProjectId = Annotated[str, Path(max_length=64)]
-StackName = Annotated[str, Path(max_length=255)]
 StackReference = StackName  # the route's convertor keeps "preview" out
 
 

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Path, Query, Request, Response, status
 from sqlmodel import Session
 
-from api.auth import CallerDep, WriterDep, same_project
 from api.deps import DbDep, TemporalDep
+from api.paths import ProjectWriter, ResourceName, StackInPath
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.stack_parts import (
     MarkUnhealthyBody,
@@ -24,7 +24,7 @@ from api.schemas.stack_parts import (
     StackEventPublic,
 )
 from api.schemas.stacks import StackOutput
-from api.stacks import find_stack, new_action_id, send_stack_update
+from api.stack_service import new_action_id, send_stack_update
 from api.urls import api_base
 from domain.errors import NotFound
 from domain.stack.requests import MarkResourceRequest, ResourceSignalRequest
@@ -37,10 +37,6 @@ router = APIRouter(
     tags=["stacks"],
     responses=ERROR_RESPONSES,
 )
-ProjectId = Annotated[str, Path(max_length=64)]
-StackName = Annotated[str, Path(max_length=255)]
-StackId = Annotated[str, Path(max_length=64)]
-ResourceName = Annotated[str, Path(max_length=255)]
 #: Heat's repeatable resource-list filters (`?type=OS::Nova::Server&status=FAILED`).
 Filter = Annotated[list[str] | None, Query(max_length=50)]
 
@@ -60,12 +56,9 @@ def _resources(
 
 @router.get("/resources", response_model=ResourceList)
 async def list_resources_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    stack: StackInPath,
     db: DbDep,
     request: Request,
-    stack_name: StackName,
-    stack_id: StackId,
     nested_depth: Annotated[int, Query(ge=0, le=10)] = 0,
     type: Filter = None,
     name: Filter = None,
@@ -76,8 +69,7 @@ async def list_resources_route(
     with_detail: bool = False,
 ) -> ResourceList:
     """Resources of the stack (nested ones down to `nested_depth`), Heat's filters applied."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     found: list[ResourcePublic] = await db.run(_resources, record, nested_depth, api_base(request))
     filters = ResourceFilters(
         type=type,
@@ -90,10 +82,7 @@ async def list_resources_route(
     return ResourceList(resources=[r for r in found if filters.match(r)])
 
 
-async def _resource(
-    db: DbDep, caller: CallerDep, request: Request, stack_name: str, stack_id: str, name: str
-) -> ResourcePublic:
-    record = await find_stack(db, caller, stack_name, stack_id)
+async def _resource(db: DbDep, request: Request, record: StackRecord, name: str) -> ResourcePublic:
     listing: list[ResourcePublic] = await db.run(_resources, record, 0, api_base(request))
     for resource in listing:
         if resource.resource_name == name:
@@ -103,34 +92,27 @@ async def _resource(
 
 @router.get("/resources/{resource_name}", response_model=ResourceEnvelope)
 async def get_resource_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    stack: StackInPath,
     db: DbDep,
     request: Request,
-    stack_name: StackName,
-    stack_id: StackId,
     resource_name: ResourceName,
 ) -> ResourceEnvelope:
     """One resource by name, with its attributes."""
-    same_project(caller, project_id)
-    found = await _resource(db, caller, request, stack_name, stack_id, resource_name)
+    record = await stack.load()
+    found = await _resource(db, request, record, resource_name)
     return ResourceEnvelope(resource=found)
 
 
 @router.patch("/resources/{resource_name}", status_code=status.HTTP_200_OK)
 async def mark_resource_route(
-    project_id: ProjectId,
-    caller: WriterDep,
-    db: DbDep,
+    caller: ProjectWriter,
+    stack: StackInPath,
     temporal: TemporalDep,
-    stack_name: StackName,
-    stack_id: StackId,
     resource_name: ResourceName,
     body: MarkUnhealthyBody,
 ) -> Response:
     """Mark a resource unhealthy (CHECK_FAILED; the next update replaces it) or clear it."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     request = MarkResourceRequest(
         action_id=new_action_id(),
         resource_name=resource_name,
@@ -143,19 +125,15 @@ async def mark_resource_route(
 
 @router.post("/resources/{resource_name}/signal", status_code=status.HTTP_200_OK)
 async def signal_resource_route(
-    project_id: ProjectId,
-    caller: WriterDep,
-    db: DbDep,
+    caller: ProjectWriter,
+    stack: StackInPath,
     temporal: TemporalDep,
-    stack_name: StackName,
-    stack_id: StackId,
     resource_name: ResourceName,
     body: Annotated[dict[str, Any] | None, Body()] = None,
 ) -> Response:
     """Signal a scaling policy: its group resizes (400 for a resource that takes no signal,
     409 while the stack is busy or locked)."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     request = ResourceSignalRequest(
         action_id=new_action_id(), resource_name=resource_name, details=body or {}
     )
@@ -170,17 +148,15 @@ SortDir = Literal["asc", "desc"]
 
 async def _events(
     db: DbDep,
-    caller: CallerDep,
     request: Request,
-    stack: tuple[str, str],
+    record: StackRecord,
     resource_name: str | None,
     page: tuple[int, str | None, SortDir],
 ) -> StackEventList:
-    record = await find_stack(db, caller, *stack)
     limit, marker, sort_dir = page
     rows = await db.run(
         list_events,
-        caller.project_id,
+        record.project_id,
         stack_id=record.id,
         obj_name=resource_name,
         limit=limit,
@@ -193,57 +169,47 @@ async def _events(
 
 @router.get("/events", response_model=StackEventList)
 async def list_stack_events_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    stack: StackInPath,
     db: DbDep,
     request: Request,
-    stack_name: StackName,
-    stack_id: StackId,
     limit: Limit = 1000,
     marker: Marker = None,
     sort_dir: SortDir = "asc",
 ) -> StackEventList:
     """Stack and resource transitions (oldest first; `sort_dir=desc` for newest first)."""
-    same_project(caller, project_id)
+    record = await stack.load()
     page = (limit, marker, sort_dir)
-    return await _events(db, caller, request, (stack_name, stack_id), None, page)
+    return await _events(db, request, record, None, page)
 
 
 @router.get("/resources/{resource_name}/events", response_model=StackEventList)
 async def list_resource_events_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    stack: StackInPath,
     db: DbDep,
     request: Request,
-    stack_name: StackName,
-    stack_id: StackId,
     resource_name: ResourceName,
     limit: Limit = 1000,
     marker: Marker = None,
     sort_dir: SortDir = "asc",
 ) -> StackEventList:
     """One resource's transitions."""
-    same_project(caller, project_id)
+    record = await stack.load()
     page = (limit, marker, sort_dir)
-    return await _events(db, caller, request, (stack_name, stack_id), resource_name, page)
+    return await _events(db, request, record, resource_name, page)
 
 
 @router.get("/resources/{resource_name}/events/{event_id}", response_model=StackEventEnvelope)
 async def get_stack_event_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    stack: StackInPath,
     db: DbDep,
     request: Request,
-    stack_name: StackName,
-    stack_id: StackId,
     resource_name: ResourceName,
     event_id: Annotated[str, Path(max_length=64)],
 ) -> StackEventEnvelope:
     """One event of a resource."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     rows = await db.run(
-        list_events, caller.project_id, stack_id=record.id, obj_name=resource_name, limit=1000
+        list_events, record.project_id, stack_id=record.id, obj_name=resource_name, limit=1000
     )
     for row in rows:
         if row.id == event_id:
@@ -253,11 +219,10 @@ async def get_stack_event_route(
 
 @router.get("/outputs", response_model=OutputList)
 async def list_outputs_route(
-    project_id: ProjectId, caller: CallerDep, db: DbDep, stack_name: StackName, stack_id: StackId
+    stack: StackInPath,
 ) -> OutputList:
     """The stack's outputs: key and description (values through `…/outputs/{output_key}`)."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     declared = record.template.get("outputs") or {}
     return OutputList(
         outputs=[
@@ -269,16 +234,11 @@ async def list_outputs_route(
 
 @router.get("/outputs/{output_key}", response_model=OutputEnvelope)
 async def get_output_route(
-    project_id: ProjectId,
-    caller: CallerDep,
-    db: DbDep,
-    stack_name: StackName,
-    stack_id: StackId,
+    stack: StackInPath,
     output_key: Annotated[str, Path(max_length=255)],
 ) -> OutputEnvelope:
     """One output with its value (404 for a key the template does not declare)."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     declared = record.template.get("outputs") or {}
     if output_key not in declared:
         raise NotFound(f"Specified output key {output_key} not found.")

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Path, Request, Response, status
+from fastapi import APIRouter, Body, Request, Response, status
 
-from api.auth import CallerDep, WriterDep, same_project
 from api.deps import DbDep, TemporalDep
+from api.paths import ProjectCaller, ProjectWriter, StackInPath
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.stacks import (
     Link,
@@ -28,9 +28,8 @@ from api.schemas.stacks import (
     shown_parameters,
     stack_href,
 )
-from api.stacks import (
+from api.stack_service import (
     create_stack,
-    find_stack,
     heat_environment,
     new_action_id,
     patched_template,
@@ -55,16 +54,11 @@ _STACK_ACTIONS: dict[str, Operation[StackState, StackOperationRequest, StackAcce
     "resume": Ops.resume,
     "cancel_update": Ops.cancel_update,
 }
-ProjectId = Annotated[str, Path(max_length=64)]
-StackName = Annotated[str, Path(max_length=255)]
-StackId = Annotated[str, Path(max_length=64)]
-ResourceName = Annotated[str, Path(max_length=255)]
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=StackCreated)
 async def create_stack_route(
-    project_id: ProjectId,
-    caller: WriterDep,
+    caller: ProjectWriter,
     db: DbDep,
     temporal: TemporalDep,
     body: StackCreate,
@@ -72,23 +66,20 @@ async def create_stack_route(
     response: Response,
 ) -> StackCreated:
     """Create a stack from a template (400 for an invalid one, 409 for a taken name)."""
-    same_project(caller, project_id)
     stack_id, _accepted = await create_stack(db, temporal, caller, body)
-    href = stack_href(api_base(request), project_id, body.stack_name, stack_id)
+    href = stack_href(api_base(request), caller.project_id, body.stack_name, stack_id)
     response.headers["Location"] = href
     return StackCreated(stack=StackCreated.Inner(id=stack_id, links=[Link(href=href)]))
 
 
 @router.get("", response_model=StackList)
 async def list_stacks_route(
-    project_id: ProjectId,
-    caller: CallerDep,
+    caller: ProjectCaller,
     db: DbDep,
     request: Request,
     show_nested: bool = False,
 ) -> StackList:
     """Stacks of the project (nested ones with `?show_nested=true`)."""
-    same_project(caller, project_id)
     records = await db.run(list_stacks, caller.project_id, show_nested=show_nested)
     base = api_base(request)
     return StackList(stacks=[StackPublic.of(r, base) for r in records])
@@ -96,32 +87,23 @@ async def list_stacks_route(
 
 @router.get("/{stack_name}/{stack_id}", response_model=StackEnvelope)
 async def get_stack_route(
-    project_id: ProjectId,
-    caller: CallerDep,
-    db: DbDep,
+    stack: StackInPath,
     request: Request,
-    stack_name: StackName,
-    stack_id: StackId,
 ) -> StackEnvelope:
     """One stack."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     return StackEnvelope(stack=StackPublic.of(record, api_base(request)))
 
 
 @router.put("/{stack_name}/{stack_id}", status_code=status.HTTP_202_ACCEPTED)
 async def update_stack_route(
-    project_id: ProjectId,
-    caller: WriterDep,
-    db: DbDep,
+    caller: ProjectWriter,
+    stack: StackInPath,
     temporal: TemporalDep,
-    stack_name: StackName,
-    stack_id: StackId,
     body: StackUpdate,
 ) -> Response:
     """Update to a new template (409 while busy or locked)."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     _same_name(record, body.stack_name)
     if body.template is None:
         raise InvalidRequest("Need more arguments: a template is required")
@@ -141,17 +123,13 @@ async def update_stack_route(
 
 @router.patch("/{stack_name}/{stack_id}", status_code=status.HTTP_202_ACCEPTED)
 async def patch_stack_route(
-    project_id: ProjectId,
-    caller: WriterDep,
-    db: DbDep,
+    caller: ProjectWriter,
+    stack: StackInPath,
     temporal: TemporalDep,
-    stack_name: StackName,
-    stack_id: StackId,
     body: StackPatch,
 ) -> Response:
     """Update with the existing template (`{}` is enough to replace CHECK_FAILED resources)."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     _same_name(record, body.stack_name)
     env = heat_environment(body)
     # The workflow merges these onto the stack's current parameters.
@@ -178,16 +156,12 @@ def _same_name(record: StackRecord, stack_name: str | None) -> None:
 
 @router.delete("/{stack_name}/{stack_id}", status_code=status.HTTP_204_NO_CONTENT)
 async def delete_stack_route(
-    project_id: ProjectId,
-    caller: WriterDep,
-    db: DbDep,
+    caller: ProjectWriter,
+    stack: StackInPath,
     temporal: TemporalDep,
-    stack_name: StackName,
-    stack_id: StackId,
 ) -> Response:
     """Delete the stack (its resources first; 409 while busy or locked)."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     await send_stack_update(
         temporal, record, Ops.delete, StackOperationRequest(action_id=new_action_id())
     )
@@ -196,18 +170,14 @@ async def delete_stack_route(
 
 @router.post("/{stack_name}/{stack_id}/actions", status_code=status.HTTP_200_OK)
 async def stack_action_route(
-    project_id: ProjectId,
-    caller: WriterDep,
-    db: DbDep,
+    caller: ProjectWriter,
+    stack: StackInPath,
     temporal: TemporalDep,
-    stack_name: StackName,
-    stack_id: StackId,
     body: Annotated[dict[str, Any], Body()],
 ) -> Response:
     """lock / unlock / check / suspend / resume / cancel_update: exactly one key."""
-    same_project(caller, project_id)
     name, lock = parse_stack_action(body)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     if lock is not None:
         request = LockStackRequest(
             action_id=new_action_id(), level=lock.level, reason=lock.reason, owner=lock.owner
@@ -221,10 +191,11 @@ async def stack_action_route(
 
 @router.post("/preview", response_model=StackPreviewEnvelope)
 async def preview_stack_route(
-    project_id: ProjectId, caller: CallerDep, request: Request, body: StackCreate
+    caller: ProjectCaller,
+    request: Request,
+    body: StackCreate,
 ) -> StackPreviewEnvelope:
     """What a create would make, without making anything (400 for an invalid template)."""
-    same_project(caller, project_id)
     if body.template is None:
         raise InvalidRequest("Need more arguments: a template is required")
     template, parameters = prepared_template(
@@ -239,22 +210,20 @@ async def preview_stack_route(
 
 @router.get("/{stack_name}/{stack_id}/template")
 async def stack_template_route(
-    project_id: ProjectId, caller: CallerDep, db: DbDep, stack_name: StackName, stack_id: StackId
+    stack: StackInPath,
 ) -> dict[str, Any]:
     """The stack's template, with files and environment already applied by Warden."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     return record.template
 
 
 @router.get("/{stack_name}/{stack_id}/environment")
 async def stack_environment_route(
-    project_id: ProjectId, caller: CallerDep, db: DbDep, stack_name: StackName, stack_id: StackId
+    stack: StackInPath,
 ) -> dict[str, Any]:
     """The stack's effective environment: its parameters (registry and defaults are applied
     to the template when it arrives, so nothing else remains)."""
-    same_project(caller, project_id)
-    record = await find_stack(db, caller, stack_name, stack_id)
+    record = await stack.load()
     return {
         "parameters": shown_parameters(record.template, record.parameters),
         "parameter_defaults": {},
@@ -266,10 +235,7 @@ async def stack_environment_route(
 
 
 @router.get("/{stack_name}/{stack_id}/files")
-async def stack_files_route(
-    project_id: ProjectId, caller: CallerDep, db: DbDep, stack_name: StackName, stack_id: StackId
-) -> dict[str, str]:
+async def stack_files_route(stack: StackInPath) -> dict[str, str]:
     """Always empty: Warden inlines the files a template names when the stack is made."""
-    same_project(caller, project_id)
-    await find_stack(db, caller, stack_name, stack_id)
+    await stack.load()
     return {}

@@ -32,7 +32,11 @@ with workflow.unsafe.imports_passed_through():
     from domain.cluster.nodes import NodeState, NodeStatus
     from domain.events import Event, EventLevel, node_event
     from domain.projection import ChangeSet, NodeRemoval
-    from workflows.cluster.lifecycle_messages import LifecycleView
+    from workflows.cluster.lifecycle_messages import (
+        COMPLETE_LIFECYCLE,
+        HEARTBEAT_LIFECYCLE,
+        LifecycleView,
+    )
     from workflows.cluster.operations import CLOUD_RETRY, node_snapshot, with_status
     from workflows.entity import failure_reason, record
     from workflows.search_attributes import set_status, show_final_status
@@ -153,14 +157,14 @@ class NodeDeletionWorkflow:
 
     # ---- what apps (through the API or Temporal) and the parent send ----
 
-    @workflow.signal(name="complete_lifecycle")
+    @workflow.signal(name=COMPLETE_LIFECYCLE)
     def complete_lifecycle(self, note: LifecycleNote | None = None) -> None:
         """The app is done with the node: delete it now. Repeats are no-ops."""
         if not self.completed:
             self.completed = True
             self._note("LIFECYCLE_COMPLETE", "complete_lifecycle received", note)
 
-    @workflow.signal(name="heartbeat_lifecycle")
+    @workflow.signal(name=HEARTBEAT_LIFECYCLE)
     def heartbeat_lifecycle(self, note: LifecycleNote | None = None) -> None:
         """The app needs more time: the deadline restarts from now (AWS-style)."""
         hook = self.inp.deletion.hook
