@@ -1,8 +1,8 @@
 # Warden — every target installs what it needs first (uv from PyPI if absent).
 SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
-#: pytest-xdist workers. On 2 cores the suite took 9m27s with 4, 9m53s with 3, 17-19 min
-#: in one process (its tests wait on servers as much as they compute).
+#: pytest-xdist workers. On 2 cores the suite's pytest took 4 min with 4 (integration
+#: lane last), 17-19 min in one process (its tests wait on servers as much as they compute).
 #: `make test TEST_WORKERS=0` runs them in one process.
 TEST_WORKERS ?= 4
 PY_SOURCES := domain store workflows activities simcloud api worker cli healthcheck config tests bench examples
