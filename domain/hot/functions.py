@@ -162,13 +162,7 @@ def _check_calls(template: TemplateShape, value: Any, owner: str | None, path: s
     name, args = call
     where = f"{path}.{name}"
     if name == "get_param":
-        parts = args if isinstance(args, list) else [args]
-        if not parts or not isinstance(parts[0], str) or not _is_path(parts[1:]):
-            raise InvalidRequest(f"{where}: must be a parameter name or [name, key, ...]")
-        if parts[0] not in template.parameters and parts[0] not in PSEUDO_PARAMETERS:
-            raise InvalidRequest(
-                f'Invalid template: {where}: parameter "{parts[0]}" does not exist'
-            )
+        _check_get_param(template, args, where)
     elif name == "get_resource":
         _check_target(template, args, owner, where)
     elif name == "get_attr":
@@ -181,6 +175,14 @@ def _check_calls(template: TemplateShape, value: Any, owner: str | None, path: s
         if not isinstance(args, dict) or set(args) != {"template", "params"}:
             raise InvalidRequest(f"{where}: must be a mapping of template and params")
         _check_calls(template, args, owner, where)
+
+
+def _check_get_param(template: TemplateShape, args: Any, path: str) -> None:
+    parts = args if isinstance(args, list) else [args]
+    if not parts or not isinstance(parts[0], str) or not _is_path(parts[1:]):
+        raise InvalidRequest(f"{path}: must be a parameter name or [name, key, ...]")
+    if parts[0] not in template.parameters and parts[0] not in PSEUDO_PARAMETERS:
+        raise InvalidRequest(f'Invalid template: {path}: parameter "{parts[0]}" does not exist')
 
 
 def _is_path(parts: list[Any]) -> bool:
