@@ -21,7 +21,8 @@ class NodeStatus(StrEnum):
     RECOVERING = "RECOVERING"
 
 
-#: Key in a node's `data` set by `mark_unhealthy` (cleared by `mark_unhealthy: false`).
+#: Key in a node's `data` set by `mark_unhealthy`; cleared by `mark_unhealthy: false`
+#: and by a recovery that leaves the node healthy (the failure it reported is over).
 MARKED_UNHEALTHY = "marked_unhealthy"
 
 
@@ -38,6 +39,14 @@ class NodeState(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     updated_at: datetime
+
+
+def without_mark(node: NodeState) -> NodeState:
+    """The node with its unhealthy mark cleared (unchanged when it has none)."""
+    if MARKED_UNHEALTHY not in node.data:
+        return node
+    data = {k: v for k, v in node.data.items() if k != MARKED_UNHEALTHY}
+    return node.model_copy(update={"data": data})
 
 
 def node_name(cluster_name: str, index: int) -> str:

@@ -244,6 +244,33 @@ async def test_check_first_recovers_only_nodes_the_cloud_or_a_mark_calls_unhealt
     assert {e.action for e in harness.rows(EventRecord, obj_id=fine.id)} == {"NODE_CREATE"}
 
 
+async def test_a_recover_that_heals_a_marked_node_clears_the_mark(harness: Harness) -> None:
+    """The mark goes with the failure it reported: it stayed after a successful recover,
+    so every later check-first recover (and a health policy, at every interval) rebooted
+    the healthy server again, and the node could never leave the recovery loop."""
+    handle, cluster_id = await harness.create(desired=2)
+    node, _healthy = sorted(harness.rows(NodeRecord, cluster_id=cluster_id), key=lambda n: n.name)
+    await harness.update(
+        handle,
+        "mark_unhealthy",
+        MarkNodeRequest(node_id=node.id, mark_unhealthy=True, status_reason="app wedged"),
+    )
+
+    healed = await harness.action_ends(
+        await recover(harness, handle, operation="REBOOT", nodes=[node.id])
+    )
+    assert healed.status == "SUCCEEDED", healed.status_reason
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.status == "ACTIVE" and "marked_unhealthy" not in after.data, after.data
+
+    again = await harness.action_ends(
+        await recover(harness, handle, operation="REBOOT", check=True)
+    )
+    assert again.status == "SUCCEEDED", again.status_reason
+    rebooted = [pid for kind, pid in harness.cloud.calls if kind == "reboot"]
+    assert rebooted == [node.physical_id]
+
+
 async def test_without_check_a_failure_the_cluster_has_not_seen_is_not_recovered(
     harness: Harness,
 ) -> None:

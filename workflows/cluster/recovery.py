@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
         RecoveryStep,
         expand_params,
     )
-    from domain.cluster.nodes import MARKED_UNHEALTHY, NodeState, NodeStatus
+    from domain.cluster.nodes import MARKED_UNHEALTHY, NodeState, NodeStatus, without_mark
     from domain.cluster.policies.health import RebootType
     from domain.cluster.recovery import RebootRequest, RebuildRequest
     from domain.events import EventLevel, node_event
@@ -190,7 +190,7 @@ class NodeRecoveryWorkflow:
             except (ActivityError, ChildWorkflowError, StepFailed) as err:
                 healthy, why = False, failure_reason(err)
             if healthy:
-                done = with_status(node, NodeStatus.ACTIVE, "")
+                done = with_status(without_mark(node), NodeStatus.ACTIVE, "")
                 await self._record(
                     inp,
                     done,
