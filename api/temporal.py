@@ -78,9 +78,12 @@ class TemporalGateway:
         cancellation until its own retries end, and `asyncio.wait_for` would wait for it
         (and, on Python 3.11, may swallow the caller's cancellation, so a cancelled
         pinger kept pinging). A later call picks up the same attempt."""
-        if self._connecting is None or self._connecting.done():
-            self._connecting = asyncio.create_task(connect_temporal(self.settings))
         attempt = self._connecting
+        if attempt is None or (attempt.done() and not _connected(attempt)):
+            attempt = self._connecting = asyncio.create_task(connect_temporal(self.settings))
+            # An attempt nobody waits for any more still has its failure looked at, so
+            # asyncio does not log "Task exception was never retrieved" for it.
+            attempt.add_done_callback(_connected)
         done, _ = await asyncio.wait({attempt}, timeout=self.settings.temporal_rpc_timeout_s)
         if not done:
             raise TimeoutError("Temporal did not answer the connect in time")
@@ -195,6 +198,11 @@ class TemporalGateway:
             self._health.record_failure("temporal:connection", output=str(err))
             return
         self._health.record_pass("temporal:connection")
+
+
+def _connected(attempt: asyncio.Task[Client]) -> bool:
+    """Whether a finished connect attempt succeeded (its failure counts as looked at)."""
+    return not attempt.cancelled() and attempt.exception() is None
 
 
 def rejection_to_domain(err: WorkflowUpdateFailedError) -> WardenError:
