@@ -16,17 +16,27 @@ from healthcheck.manager import HealthManager
 
 
 class SlowConnect:
-    """Stands in for Temporal's native connect: answers (or fails) after `delay`."""
+    """Stands in for Temporal's native connect: answers (or fails) once released."""
 
-    def __init__(self, delay: float, fails: bool) -> None:
-        self.delay, self.fails, self.calls = delay, fails, 0
+    def __init__(self, fails: bool) -> None:
+        self.fails, self.calls = fails, 0
+        self.release, self.answered = asyncio.Event(), asyncio.Event()
 
     async def __call__(self, settings: Settings) -> Any:
         self.calls += 1
-        await asyncio.sleep(self.delay)
+        await self.release.wait()
+        self.answered.set()
         if self.fails:
             raise OSError("connection refused")
         return f"client {self.calls}"
+
+    async def answer_late(self) -> None:
+        """Let the pending attempt answer, with nobody waiting on it."""
+        self.release.set()
+        await self.answered.wait()
+        await asyncio.sleep(0)  # the attempt's done callbacks run
+        self.release.clear()
+        self.answered.clear()
 
 
 def gateway() -> TemporalGateway:
@@ -36,12 +46,12 @@ def gateway() -> TemporalGateway:
 async def test_a_connect_that_answers_after_the_timeout_serves_the_next_call(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    connect = SlowConnect(delay=0.2, fails=False)
+    connect = SlowConnect(fails=False)
     monkeypatch.setattr(api.temporal, "connect_temporal", connect)
     temporal = gateway()
     with pytest.raises(TemporalUnavailable):
         await temporal.client()
-    await asyncio.sleep(0.3)
+    await connect.answer_late()
     assert await temporal.client() == "client 1"  # type: ignore[comparison-overlap]
     assert connect.calls == 1
 
@@ -49,7 +59,7 @@ async def test_a_connect_that_answers_after_the_timeout_serves_the_next_call(
 async def test_a_connect_that_fails_late_is_tried_again_and_its_failure_is_not_left_unseen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    connect = SlowConnect(delay=0.1, fails=True)
+    connect = SlowConnect(fails=True)
     monkeypatch.setattr(api.temporal, "connect_temporal", connect)
     unseen: list[dict[str, Any]] = []
     loop = asyncio.get_running_loop()
@@ -60,7 +70,7 @@ async def test_a_connect_that_fails_late_is_tried_again_and_its_failure_is_not_l
         for _ in range(2):
             with pytest.raises(TemporalUnavailable):
                 await temporal.client()
-            await asyncio.sleep(0.15)  # the attempt fails with nobody waiting
+            await connect.answer_late()
         gc.collect()
     finally:
         loop.set_exception_handler(previous)

@@ -15,7 +15,7 @@ CITATION = re.compile(r"docs/([\w-]+\.md)[\s#:]*§((?:[^\n]|\n[ \t]*#?:?[ \t]*){
 #: `(docs/name.md#anchor)` from the README, `(name.md#anchor)` between the docs.
 LINK = re.compile(r"\((?:docs/)?([\w-]+\.md)#([\w-]+)\)")
 #: Documents that live outside the repository and must not be cited.
-#: A reference to the issue tracker: "issue 19", "(issue #4's note)", "Issues 3 and 5".
+#: A reference to the issue tracker: the word "issue" (or "issues") and a number.
 ISSUE = re.compile(r"\b[Ii]ssues? #?\d+")
 OUTSIDE = re.compile(
     r"DESIGN §|DESIGN\.md|STYLE\.md|TEMPORAL-NOTES|(?<!random )\bthe seed\b|\bseed.s\b"
@@ -88,7 +88,8 @@ def test_nothing_cites_the_issue_tracker() -> None:
         if ISSUE.search(line)
     ]
     assert not offenders, "say what the thing is instead:\n" + "\n".join(offenders)
-    assert ISSUE.search("(issue 19's note)") and ISSUE.search("Issues #3")
+    number = 19  # kept out of the literals, so this file passes its own check
+    assert ISSUE.search(f"(issue {number}'s note)") and ISSUE.search(f"Issues #{number}")
     assert not ISSUE.search("an issue with 3 nodes")
 
 
