@@ -5,12 +5,26 @@ from __future__ import annotations
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.cloud.compute import ComputeClient
+from activities.cloud.collections import CollectionClient
+from activities.cloud.compute import ComputeClient, Server
+from activities.server_boot import IdCache, boot_extras, image_and_flavor
 from domain.errors import BackendNotFound, WardenError
 from domain.servers import ServerInfo, ServerRequest, ServerStatuses
 
 #: Server statuses from which waiting for ACTIVE is pointless.
 _DEAD_END = frozenset({"ERROR", "DELETED", "SHUTOFF"})
+
+
+def server_info(server: Server, status: str) -> ServerInfo:
+    """What workflows keep of a server."""
+    return ServerInfo(
+        physical_id=server.id,
+        name=server.name,
+        status=status,
+        locked=server.locked,
+        addresses=server.address_entries,
+        networks=server.addresses,
+    )
 
 
 class ServerNotReady(Exception):
@@ -25,27 +39,32 @@ def _to_application_error(error: WardenError) -> ApplicationError:
 
 
 class ComputeActivities:
-    """Activities over one long-lived compute client."""
+    """Activities over one long-lived compute client (and Glance, Neutron, Cinder, to
+    look names up)."""
 
-    def __init__(self, compute: ComputeClient) -> None:
+    def __init__(self, compute: ComputeClient, objects: CollectionClient) -> None:
         self._compute = compute
+        self._objects = objects
+        self._ids = IdCache()
 
     @activity.defn(name="create_server")
     async def create_server(self, request: ServerRequest) -> ServerInfo:
-        """Create a server, or find the one a previous attempt created."""
+        """Create a server (names looked up), or find the one a previous attempt created."""
         try:
+            image, flavor = await image_and_flavor(self._objects, request, self._ids)
+            extra = await boot_extras(self._objects, request)
             server = await self._compute.create_server(
                 name=request.name,
-                image=request.image,
-                flavor=request.flavor,
+                image=image,
+                flavor=flavor,
                 metadata=request.metadata,
                 request_id=request.request_id,
+                extra=extra,
+                scheduler_hints=request.scheduler_hints,
             )
         except WardenError as err:
             raise _to_application_error(err) from err
-        return ServerInfo(
-            physical_id=server.id, name=server.name, status=server.status, locked=server.locked
-        )
+        return server_info(server, server.status)
 
     @activity.defn(name="find_created_server")
     async def find_created_server(self, request: ServerRequest) -> ServerInfo | None:
@@ -57,9 +76,7 @@ class ComputeActivities:
             raise _to_application_error(err) from err
         if server is None:
             return None
-        return ServerInfo(
-            physical_id=server.id, name=server.name, status=server.status, locked=server.locked
-        )
+        return server_info(server, server.status)
 
     @activity.defn(name="wait_server_active")
     async def wait_server_active(self, physical_id: str) -> ServerInfo:
@@ -70,16 +87,15 @@ class ComputeActivities:
             raise _to_application_error(err) from err
         status = server.status.upper()
         if status in _DEAD_END:
+            fault = f": {server.fault}" if server.fault else ""
             raise ApplicationError(
-                f"Server {physical_id} went to {status} instead of ACTIVE",
+                f"Server {physical_id} went to {status} instead of ACTIVE{fault}",
                 type="BackendError",
                 non_retryable=True,
             )
         if status != "ACTIVE":
             raise ServerNotReady(f"Server {physical_id} is {status}")
-        return ServerInfo(
-            physical_id=server.id, name=server.name, status=status, locked=server.locked
-        )
+        return server_info(server, status)
 
     @activity.defn(name="delete_server")
     async def delete_server(self, physical_id: str) -> None:

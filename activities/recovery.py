@@ -23,7 +23,9 @@ from collections.abc import Awaitable, Callable
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.cloud.collections import CollectionClient
 from activities.cloud.compute import ComputeClient, Server
+from activities.server_boot import IdCache, find_id
 from domain.cluster.health import FenceRequest
 from domain.cluster.recovery import (
     RebootRequest,
@@ -57,10 +59,12 @@ def _describe(server: Server) -> str:
 
 
 class RecoveryActivities:
-    """Recovery steps over one long-lived compute client."""
+    """Recovery steps over one long-lived compute client (Glance to find images)."""
 
-    def __init__(self, compute: ComputeClient) -> None:
+    def __init__(self, compute: ComputeClient, objects: CollectionClient) -> None:
         self._compute = compute
+        self._objects = objects
+        self._ids = IdCache()
 
     async def _get(self, physical_id: str) -> Server:
         try:
@@ -101,11 +105,17 @@ class RecoveryActivities:
 
     @activity.defn(name="rebuild_server")
     async def rebuild_server(self, request: RebuildRequest) -> None:
-        """Rebuild a server from its image (or `request.image`)."""
+        """Rebuild a server from its image (or `request.image`, a name or an id)."""
         pid = request.physical_id
+        image = request.image
+        if image:
+            try:
+                image = await find_id(self._objects, "image", image, self._ids)
+            except WardenError as err:
+                raise _to_application_error(err) from err
         await self._act(
             pid,
-            self._compute.rebuild(pid, request.image),
+            self._compute.rebuild(pid, image),
             lambda s: s.status.upper() == "REBUILD",
         )
         activity.logger.info("Rebuild of server %s requested", pid)

@@ -24,6 +24,7 @@ import httpx
 
 from activities.cloud import CloudConfig, CloudSession
 from config import get_settings
+from tests.support.cloud_ids import CIRROS, SMALL
 from tests.support.processes import free_port
 
 SERVERS = 10_000
@@ -64,6 +65,7 @@ async def simcloud_process() -> AsyncIterator[str]:
     """`python -m simcloud` on a free port (unlimited pages); its URL until exit."""
     port = free_port()
     args = ["--port", str(port), "--max-limit", "0", "--log-level", "warning"]
+    args += ["--network-quota", "port=-1"]  # each created server holds a port
     process = await asyncio.create_subprocess_exec(sys.executable, "-m", "simcloud", *args)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -128,9 +130,7 @@ async def _creates_and_deletes(cloud: CloudSession) -> dict[str, object]:
     created: list[str] = []
 
     async def create(n: int) -> None:
-        server = await cloud.compute.create_server(
-            f"b-{n}", "cirros", "m1.small", request_id=f"bench-{n}"
-        )
+        server = await cloud.compute.create_server(f"b-{n}", CIRROS, SMALL, request_id=f"bench-{n}")
         created.append(server.id)
 
     results: dict[str, object] = {

@@ -171,7 +171,14 @@ def _procs(env: dict[str, str], var: Path, simcloud_args: Sequence[str]) -> dict
     api = ["-m", "uvicorn", "api.app:create_app", "--factory", "--host", "127.0.0.1"]
     api += ["--port", env["WARDEN_API_PORT"], "--log-level", "warning"]
     return {
-        "simcloud": Proc("simcloud", [PYTHON, *sim, *simcloud_args], env, var / "simcloud.log"),
+        # Every server the API makes holds a Neutron port: the benchmarks make thousands,
+        # past Neutron's default quota of 500.
+        "simcloud": Proc(
+            "simcloud",
+            [PYTHON, *sim, "--network-quota", "port=-1", *simcloud_args],
+            env,
+            var / "simcloud.log",
+        ),
         **{
             name: Proc(name, [PYTHON, "-m", "worker"], worker_env, var / f"{name}.log")
             for name, worker_env in _worker_envs(env).items()

@@ -2,19 +2,58 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
+class NetworkRequest(BaseModel):
+    """One NIC of a server, in Heat's and Senlin's words (names or ids)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    network: str | None = None
+    port: str | None = None
+    fixed_ip: str | None = None
+    subnet: str | None = None
+    #: A floating IP (id or address) to associate with this NIC's port once ACTIVE.
+    floating_ip: str | None = None
+    #: A network to allocate a new floating IP from for this NIC (Senlin).
+    floating_network: str | None = None
+    tag: str | None = None
+    #: Security groups of the port made for this NIC (Senlin's per-network list).
+    security_groups: tuple[str, ...] = ()
+    #: The `binding:vnic_type` of that port: normal, direct or macvtap (Senlin).
+    vnic_type: str | None = None
+
+
 class ServerRequest(BaseModel):
-    """Create one server; `request_id` makes a retried create find the first one."""
+    """Create one server; `request_id` makes a retried create find the first one.
+
+    Images, flavors, networks, ports, subnets and volumes may be names or ids: the
+    activity looks them up, as Heat and Senlin do.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     name: str
-    image: str
+    #: None boots from a volume of `block_device_mapping_v2`.
+    image: str | None
     flavor: str
     metadata: dict[str, str] = Field(default_factory=dict)
     request_id: str
+    #: None: Nova's default ("auto" since microversion 2.37).
+    networks: tuple[NetworkRequest, ...] | Literal["auto", "none"] | None = None
+    key_name: str | None = None
+    #: Passed to Nova as given (base64-encoded on the way).
+    user_data: str | None = None
+    availability_zone: str | None = None
+    security_groups: tuple[str, ...] = ()
+    scheduler_hints: dict[str, Any] = Field(default_factory=dict)
+    block_device_mapping_v2: tuple[dict[str, Any], ...] = ()
+    config_drive: bool | None = None
+    admin_pass: str | None = None
+    tags: tuple[str, ...] = ()
 
 
 class ServerInfo(BaseModel):
@@ -26,6 +65,10 @@ class ServerInfo(BaseModel):
     name: str
     status: str
     locked: bool = False
+    #: Nova's `addresses`: network name → entries (`addr`, `version`, `OS-EXT-IPS:type`, …).
+    addresses: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    #: Network name → its IP addresses (Heat's `networks` attribute).
+    networks: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class ServerStatuses(BaseModel):

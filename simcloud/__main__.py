@@ -50,9 +50,33 @@ def parse_args(settings: Settings, argv: list[str] | None = None) -> argparse.Na
         help="largest page of a server list, like Nova's osapi_max_limit (0 = unlimited)",
     )
     parser.add_argument(
+        "--network-quota",
+        action="append",
+        default=[],
+        metavar="RESOURCE=N",
+        help="replace a Neutron quota, e.g. port=-1 (no limit) for thousands of servers",
+    )
+    parser.add_argument(
+        "--private-network",
+        default="private",
+        help="the project network made at start, as devstack's (empty: none)",
+    )
+    parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
     return parser.parse_args(argv)
+
+
+def _quotas(given: list[str]) -> dict[str, int]:
+    """`--network-quota port=-1` options as a map (a bad one stops simcloud)."""
+    quotas = {}
+    for item in given:
+        resource, _, limit = item.partition("=")
+        try:
+            quotas[resource.strip()] = int(limit)
+        except ValueError:
+            sys.exit(f"simcloud: --network-quota {item!r}: expected RESOURCE=N")
+    return quotas
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -80,6 +104,8 @@ def main(argv: list[str] | None = None) -> None:
         build_latency_ms=args.build_latency_ms,
         action_latency_ms=args.action_latency_ms,
         max_limit=args.max_limit,
+        network_quotas=_quotas(args.network_quota),
+        private_network=args.private_network or None,
         warden_url=args.warden_url or None,
         username=settings.cloud_username,
         password=password,

@@ -9,9 +9,25 @@ import httpx
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from simcloud import apps, compute, control, faults, identity, loadbalancer, messaging
+from simcloud import (
+    apps,
+    compute,
+    control,
+    faults,
+    flavors,
+    identity,
+    image,
+    interfaces,
+    keypairs,
+    loadbalancer,
+    messaging,
+    network,
+    volume,
+    volume_attachments,
+)
 from simcloud.config import SimConfig
 from simcloud.errors import install_error_handlers
+from simcloud.network.seed import seed_private_network
 from simcloud.notifications import Notifier
 from simcloud.state import SimState
 
@@ -19,14 +35,14 @@ from simcloud.state import SimState
 def create_app(
     config: SimConfig | None = None, *, notify_transport: httpx.AsyncBaseTransport | None = None
 ) -> FastAPI:
-    """A simulated OpenStack (Keystone, Nova, Zaqar, Octavia subsets) with fault controls.
+    """A simulated OpenStack (Keystone, Nova, Neutron, Glance, Cinder, Zaqar, Octavia) with faults.
 
     Args:
         config: Latencies, credentials and limits; defaults suit local development.
         notify_transport: Transport for notification POSTs (tests inject one).
     """
     config = config or SimConfig()
-    state = SimState(config)
+    state = SimState(config, seeders=(seed_private_network,))
     notifier = Notifier(config.notify_url, notify_transport, token=config.notify_token)
 
     @asynccontextmanager
@@ -44,7 +60,20 @@ def create_app(
     app.state.notifier = notifier
     install_error_handlers(app)
     app.add_middleware(faults.ApiFaultMiddleware, state=state)
-    for module in (identity, compute, messaging, loadbalancer, apps, faults, control):
+    services = (
+        identity,
+        compute,
+        keypairs,
+        flavors,
+        volume_attachments,
+        interfaces,
+        network,
+        image,
+        volume,
+        messaging,
+        loadbalancer,
+    )
+    for module in (*services, apps, faults, control):
         app.include_router(module.router)
 
     @app.get("/", include_in_schema=False)

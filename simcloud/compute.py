@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from functools import partial
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
@@ -21,9 +22,14 @@ from pydantic import (
 )
 
 from simcloud.errors import ModelT, SimError, bad_request, describe, read_body
+from simcloud.flavors import check_image_fits, find_flavor
 from simcloud.identity import AuthToken, base_url
+from simcloud.image.images import find_image
+from simcloud.keypairs import find_keypair
 from simcloud.listing import select
+from simcloud.network.devices import addresses_of_device, release_device_ports
 from simcloud.notifications import notifier_of
+from simcloud.ports import plug_server
 from simcloud.servers import (
     check_action,
     live,
@@ -34,6 +40,13 @@ from simcloud.servers import (
     to_json_text,
 )
 from simcloud.state import ServerRecord, SimState, state_of
+from simcloud.volume.block_devices import (
+    BlockDeviceMapping,
+    PlannedDevice,
+    attach_block_devices,
+    plan_block_devices,
+    release_volumes,
+)
 
 router = APIRouter(prefix="/compute/v2.1")
 
@@ -49,7 +62,8 @@ class ServerCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Annotated[StrictStr, Field(min_length=1, max_length=255)]
-    imageRef: Annotated[StrictStr, Field(min_length=1, max_length=255)]  # noqa: N815 - Nova's key
+    #: "" (or absent) boots from a volume of `block_device_mapping_v2`.
+    imageRef: Annotated[StrictStr, Field(max_length=255)] = ""  # noqa: N815 - Nova's key
     flavorRef: Annotated[StrictStr, Field(min_length=1, max_length=255)] | StrictInt  # noqa: N815
     metadata: Metadata = Field(default_factory=dict)
     networks: Literal["auto", "none"] | list[dict[str, StrictStr]] | None = None
@@ -61,6 +75,7 @@ class ServerCreate(BaseModel):
     config_drive: StrictBool | None = None
     adminPass: Text | None = None  # noqa: N815
     tags: Annotated[list[Annotated[StrictStr, Field(max_length=60)]], Field(max_length=50)] = []
+    block_device_mapping_v2: Annotated[list[BlockDeviceMapping], Field(max_length=32)] = []
     min_count: Annotated[StrictInt, Field(ge=1, le=1)] = 1
     max_count: Annotated[StrictInt, Field(ge=1, le=1)] = 1
 
@@ -113,6 +128,39 @@ class Lock(BaseModel):
 NULL_ACTIONS = ("os-start", "os-stop", "pause", "unpause", "unlock")
 
 
+def _group_names(body: ServerCreate) -> list[str] | None:
+    return [g["name"] for g in body.security_groups] if body.security_groups else None
+
+
+def _use_ports(state: SimState, record: ServerRecord, ports: list[dict[str, Any]]) -> None:
+    """The server's addresses are its ports' from now on (its first fixed IP indexed)."""
+    record.addresses = partial(addresses_of_device, state, record.id)
+    state.by_address.pop(record.address, None)
+    fixed = [ip["ip_address"] for port in ports for ip in port["fixed_ips"]]
+    record.address = fixed[0] if fixed else ""
+    if fixed:
+        state.by_address[record.address] = record.id
+
+
+def _check_boot(state: SimState, body: ServerCreate) -> list[PlannedDevice]:
+    """Nova's 400s for the image, flavor, keypair and block devices of a create."""
+    flavor = find_flavor(state, str(body.flavorRef))
+    if flavor is None:
+        raise bad_request(f"Flavor {body.flavorRef} could not be found.")
+    if body.imageRef:
+        image = find_image(state, body.imageRef)
+        if image is None:
+            raise bad_request(f"Image {body.imageRef} could not be found.")
+        if image.status != "active":
+            raise bad_request(f"Image {image.id} is not active.")
+        check_image_fits(flavor, image)
+    elif not body.block_device_mapping_v2:
+        raise bad_request("Block Device Mapping is Invalid: You specified no boot device.")
+    if body.key_name is not None and find_keypair(state, body.key_name) is None:
+        raise bad_request("Invalid key_name provided.")
+    return plan_block_devices(state, body.block_device_mapping_v2, body.imageRef or None)
+
+
 def dumps(payload: dict[str, Any], status_code: int = 200) -> Response:
     """Compact JSON without FastAPI's encoder (ten thousand servers stay cheap)."""
     body = json.dumps(payload, separators=(",", ":"))
@@ -131,9 +179,25 @@ async def version(request: Request, _: AuthToken) -> Response:
 async def create_server(request: Request, _: AuthToken) -> Response:
     """Nova create: 202 with the new id; BUILD until the build latency has passed."""
     body = (await read_body(request, ServerCreateBody)).server
-    record = new_server(
-        state_of(request), body.name, body.imageRef, str(body.flavorRef), body.metadata
-    )
+    state = state_of(request)
+    devices = _check_boot(state, body)
+    record = new_server(state, body.name, body.imageRef, str(body.flavorRef), body.metadata)
+    record.static |= {
+        "key_name": body.key_name,
+        "config_drive": "True" if body.config_drive else "",
+        "OS-EXT-AZ:availability_zone": body.availability_zone or "nova",
+        "security_groups": [{"name": g["name"]} for g in body.security_groups or ()]
+        or [{"name": "default"}],
+        "tags": list(body.tags),
+        "description": body.description,
+    }
+    try:
+        ports = plug_server(state, record.id, body.networks, _group_names(body))
+    except SimError:
+        state.drop_server(record.id)
+        raise
+    _use_ports(state, record, ports)
+    attach_block_devices(state, record.id, devices)
     url = f"{base_url(request)}/compute/v2.1/servers/{record.id}"
     server = {
         "id": record.id,
@@ -193,6 +257,8 @@ async def delete_server(request: Request, server_id: str, _: AuthToken) -> Respo
     if record.vm_state != "deleted":
         check_action(record, "delete")
         mark_deleted(state, record)
+        release_volumes(state, record.id)
+        release_device_ports(state, record.id)
         notifier_of(request).emit("compute.instance.shutdown.end", record, "deleted", _delay(state))
     return Response(status_code=204)
 
@@ -218,6 +284,11 @@ async def server_action(request: Request, server_id: str, _: AuthToken) -> Respo
     return _dispatch(request, state, record, action, args)
 
 
+def _check_rebuild_image(state: SimState, rebuild: Rebuild | None) -> None:
+    if rebuild is not None and find_image(state, rebuild.imageRef) is None:
+        raise bad_request(f"Image {rebuild.imageRef} could not be found.")
+
+
 def _dispatch(
     request: Request, state: SimState, record: ServerRecord, action: str, args: Any
 ) -> Response:
@@ -238,6 +309,8 @@ def _dispatch(
         raise bad_request(f"There is no such action: {action}")
     rebuild = _parse(Rebuild, args, action) if rule == "rebuild" else None
     check_action(record, rule)
+    # Nova checks the server's state (409) before it fetches the image (400).
+    _check_rebuild_image(state, rebuild)
     if rule == "unlock":
         record.locked, record.locked_reason = False, None
         return Response(status_code=202)

@@ -37,3 +37,37 @@ class SimConfig(BaseModel):
     max_limit: int = Field(1000, ge=0)
     #: Seed of the random source behind `/sim/api-faults` error rates.
     seed: int | None = None
+
+    #: Glance's seeded images: public, active, id `uuid5(NAMESPACE_DNS, name)`. Devstack's
+    #: CirrOS, then the names Warden's tests and examples pass as `image`.
+    images: tuple[str, ...] = Field(
+        (
+            "cirros-0.6.2-x86_64-disk",
+            "cirros",
+            "cirros-v2",
+            "a",
+            "b",
+            "x",
+            "img-2",
+            "ubuntu-22.04",
+            "fedora-coreos",
+        ),
+        max_length=1000,
+    )
+    #: How long a Glance `web-download` import stays `importing` before `active`.
+    import_latency_ms: int = Field(0, ge=0, le=3_600_000)
+    #: How long a Cinder volume stays `creating`, `extending` or `deleting`.
+    volume_latency_ms: int = Field(0, ge=0, le=3_600_000)
+    #: Neutron quotas replacing its defaults, e.g. `{"port": -1}` (no limit) for clouds
+    #: of thousands of servers (every server made through the API holds a port).
+    network_quotas: dict[str, int] = Field(default_factory=dict)
+    #: The project's own network, as devstack makes it: a server asking for `auto`
+    #: networking gets a port on it. (Its name, subnet `<name>-subnet` and CIDR.)
+    private_network: str | None = "private"
+    private_cidr: str = Field("10.0.0.0/16", pattern=r"^[0-9.]+/[0-9]+$")
+    #: How long an Octavia load balancer stays PENDING_* after a change to it or to
+    #: one of its listeners, pools, members or health monitors.
+    lb_latency_ms: int = Field(0, ge=0, le=3_600_000)
+    #: Octavia quotas replacing simcloud's defaults (`load_balancer`, `listener`,
+    #: `pool`, `health_monitor`, `member`), -1 for no limit.
+    lb_quotas: dict[str, int] = Field(default_factory=dict)

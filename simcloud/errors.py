@@ -26,11 +26,15 @@ NOVA_FAULTS = {
 class SimError(Exception):
     """An error answered in the calling service's format (Nova's unless told)."""
 
-    def __init__(self, status: int, message: str, *, style: str = "nova") -> None:
+    def __init__(
+        self, status: int, message: str, *, style: str = "nova", error_type: str | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.style = style
+        #: The exception class name a service puts in its body (Neutron's `type`).
+        self.error_type = error_type
 
 
 def bad_request(message: str, *, style: str = "nova") -> SimError:
@@ -38,8 +42,36 @@ def bad_request(message: str, *, style: str = "nova") -> SimError:
     return SimError(400, message, style=style)
 
 
-def error_body(status: int, message: str, style: str) -> dict[str, Any]:
+#: Neutron's exception type by HTTP status, when the raiser names none.
+NEUTRON_TYPES = {
+    400: "BadRequest",
+    401: "NotAuthorized",
+    403: "PolicyNotAuthorized",
+    404: "NotFound",
+    409: "Conflict",
+    503: "ServiceUnavailable",
+}
+#: webob's status titles (Glance's error bodies).
+TITLES = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    409: "Conflict",
+    413: "Request Entity Too Large",
+}
+
+
+def error_body(
+    status: int, message: str, style: str, error_type: str | None = None
+) -> dict[str, Any]:
     """The JSON body a real service answers for `status`."""
+    if style == "neutron":
+        kind = error_type or NEUTRON_TYPES.get(status, "NeutronException")
+        return {"NeutronError": {"type": kind, "message": message, "detail": ""}}
+    if style == "glance":
+        title = TITLES.get(status, "Error")
+        return {"code": status, "title": title, "message": message}
     if style == "keystone":
         titles = {400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
         title = titles.get(status, "Error")
@@ -58,6 +90,8 @@ def style_for(path: str) -> str:
         ("/identity", "keystone"),
         ("/messaging", "zaqar"),
         ("/load-balancer", "octavia"),
+        ("/networking", "neutron"),
+        ("/image", "glance"),
     ):
         if path.startswith(prefix):
             return style
@@ -92,7 +126,7 @@ def install_error_handlers(app: FastAPI) -> None:
         headers = {}
         if exc.status == 401:
             headers["WWW-Authenticate"] = 'Keystone uri="/identity/v3"'
-        body = error_body(exc.status, exc.message, exc.style)
+        body = error_body(exc.status, exc.message, exc.style, exc.error_type)
         return JSONResponse(body, status_code=exc.status, headers=headers)
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:

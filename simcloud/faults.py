@@ -31,7 +31,15 @@ EFFECTS: dict[str, tuple[str | None, str | None]] = {
     "lb_offline": (None, None),
     "vanish": (None, "compute.instance.soft_delete.end"),
 }
-OPENSTACK_PREFIXES = ("/identity", "/compute", "/messaging", "/load-balancer")
+OPENSTACK_PREFIXES = (
+    "/identity",
+    "/compute",
+    "/messaging",
+    "/load-balancer",
+    "/networking",
+    "/image",
+    "/volume",
+)
 #: An injected error replaces the call ("before") or its answer ("after").
 FaultTiming = Literal["before", "after"]
 

@@ -21,6 +21,10 @@ SERVICES = (
     ("compute", "nova", "/compute/v2.1"),
     ("messaging", "zaqar", "/messaging"),
     ("load-balancer", "octavia", "/load-balancer"),
+    ("network", "neutron", "/networking"),
+    ("image", "glance", "/image"),
+    ("volumev3", "cinderv3", "/volume/v3/{project_id}"),
+    ("block-storage", "cinder", "/volume/v3/{project_id}"),
 )
 #: Warden's services, under `SimConfig.warden_url`; `{project_id}` is substituted as
 #: Keystone does for `%(project_id)s` in an endpoint URL.
@@ -102,7 +106,10 @@ def _scoped(state: SimState, auth: dict[str, Any], methods: list[str]) -> bool:
 
 
 def _catalog(state: SimState, base: str) -> list[dict[str, Any]]:
-    services = [(kind, name, base + path) for kind, name, path in SERVICES]
+    services = [
+        (kind, name, base + path.format(project_id=state.project_id))
+        for kind, name, path in SERVICES
+    ]
     warden = (state.config.warden_url or "").rstrip("/")
     if warden:
         services += [

@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from simcloud.errors import SimError
+from simcloud.flavors import BY_ID
 from simcloud.state import ServerRecord, SimState, Task, isotime
 
 #: vm_state → the `status` Nova shows when no task overrides it.
@@ -195,19 +196,23 @@ def to_json(record: ServerRecord, base: str) -> dict[str, Any]:
     body["locked"] = record.locked
     body["locked_reason"] = record.locked_reason
     body["metadata"] = record.metadata
+    if record.addresses is not None:
+        body["addresses"] = record.addresses()
     body["progress"] = 100 if record.vm_state == "active" and task is None else 0
-    body["image"] = {
+    # A server booted from a volume shows "" as its image, as Nova does.
+    body["image"] = record.image_ref and {
         "id": record.image_ref,
         "links": [{"rel": "bookmark", "href": f"{base}/compute/images/{record.image_ref}"}],
     }
+    flavor = BY_ID.get(record.flavor_ref)
     body["flavor"] = {
-        "original_name": record.flavor_ref,
-        "vcpus": 1,
-        "ram": 512,
-        "disk": 1,
-        "ephemeral": 0,
-        "swap": 0,
-        "extra_specs": {},
+        "original_name": flavor.name if flavor else record.flavor_ref,
+        "vcpus": flavor.vcpus if flavor else 1,
+        "ram": flavor.ram if flavor else 512,
+        "disk": flavor.disk if flavor else 1,
+        "ephemeral": flavor.ephemeral if flavor else 0,
+        "swap": flavor.swap if flavor else 0,
+        "extra_specs": dict(flavor.extra_specs) if flavor else {},
     }
     body["links"] = [
         {"rel": "self", "href": f"{base}/compute/v2.1/servers/{record.id}"},
@@ -224,8 +229,10 @@ def to_json_text(record: ServerRecord, base: str) -> str:
     Metadata is never mutated in place (always replaced), so holding the dict the text
     was built from and comparing identity is enough to notice a change.
     """
+    addresses = json.dumps(record.addresses()) if record.addresses is not None else None
     key = (
         base,
+        addresses,
         record.name,
         record.vm_state,
         record.task,

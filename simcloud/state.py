@@ -12,6 +12,7 @@ import re
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +21,9 @@ from starlette.requests import Request
 
 from config.settings import simulated_project_id
 from simcloud.config import SimConfig
+from simcloud.image.state import ImageState
+from simcloud.network.state import NetworkState
+from simcloud.volume.state import VolumeState
 
 
 def isotime(epoch: float) -> str:
@@ -69,6 +73,8 @@ class ServerRecord:
     deleted_until: float | None = None
     #: JSON members that never change, built once (cheap `detail` lists).
     static: dict[str, Any] = field(default_factory=dict)
+    #: Nova's `addresses` as its ports have them now (None: the static private address).
+    addresses: Callable[[], dict[str, list[dict[str, Any]]]] | None = None
     #: (fields it was built from, metadata object, JSON text) of the last serialization.
     cached_json: tuple[tuple[Any, ...], dict[str, str], str] | None = None
 
@@ -111,6 +117,27 @@ class MemberRecord:
 
 
 @dataclass(slots=True)
+class KeypairRecord:
+    """One user's key pair."""
+
+    id: int
+    name: str
+    user_id: str
+    type: str
+    public_key: str
+    fingerprint: str
+    created_at: float
+
+
+@dataclass(slots=True)
+class KeypairBook:
+    """The key pairs of one simcloud, by name (one user: the configured one)."""
+
+    keypairs: dict[str, KeypairRecord] = field(default_factory=dict)
+    next_id: int = 1
+
+
+@dataclass(slots=True)
 class ApiFaults:
     """Flaky-API settings applied to the OpenStack routes (not to `/sim/*`)."""
 
@@ -129,8 +156,16 @@ class ApiFaults:
 class SimState:
     """Everything one simcloud knows; reset between tests with `reset()`."""
 
-    def __init__(self, config: SimConfig) -> None:
+    def __init__(
+        self, config: SimConfig, seeders: Sequence[Callable[[SimState], None]] = ()
+    ) -> None:
+        """Args:
+        config: Latencies, credentials and limits.
+        seeders: What every reset makes again after emptying the world (the project's
+            network, as devstack makes it), in order.
+        """
         self.config = config
+        self.seeders = tuple(seeders)
         self.project_id = simulated_project_id(config.project_name)
         self.user_id = uuid.uuid5(uuid.NAMESPACE_DNS, f"{config.username}.user").hex
         self.rng = random.Random(config.seed)
@@ -146,9 +181,15 @@ class SimState:
         self.queues: dict[str, deque[QueuedMessage]] = {}
         self.members: dict[str, dict[str, MemberRecord]] = {}
         self.api_faults = ApiFaults()
+        self.network = NetworkState()
+        self.images = ImageState(self.config)
+        self.keypairs = KeypairBook()
+        self.volumes = VolumeState(self.config)
         self.address_seq = 10
         self.message_seq = 0
         self.clock_offset = 0.0
+        for seed in self.seeders:
+            seed(self)
 
     def now(self) -> float:
         """Simulated wall clock (epoch seconds); `/sim/clock` moves it forward."""

@@ -9,9 +9,11 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from activities.cloud import CloudSession
+from activities.cloud_objects import CloudObjectActivities
 from activities.compute import ComputeActivities
 from activities.health import HealthActivities
 from activities.hooks import HookActivities
+from activities.keypairs import KeypairActivities
 from activities.nodes import NodeActivities
 from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
@@ -64,9 +66,11 @@ async def serving_activities(
         url_allowlist=settings.hook_url_allowlist,
         listing_max_age_s=settings.health_listing_max_age_s,
     )
-    compute = ComputeActivities(cloud.compute)
+    compute = ComputeActivities(cloud.compute, cloud.collections)
     nodes = NodeActivities(cloud.compute, engine)
-    recovery = RecoveryActivities(cloud.compute)
+    recovery = RecoveryActivities(cloud.compute, cloud.collections)
+    objects = CloudObjectActivities(cloud.collections)
+    keypairs = KeypairActivities(cloud.collections)
     try:
         yield [
             store.record_changes,
@@ -88,6 +92,15 @@ async def serving_activities(
             recovery.unlock_server,
             recovery.fence_server,
             recovery.wait_server_healthy,
+            objects.create_cloud_object,
+            objects.show_cloud_object,
+            objects.find_cloud_object,
+            objects.update_cloud_object,
+            objects.delete_cloud_object,
+            objects.wait_cloud_object_deleted,
+            objects.wait_cloud_object,
+            objects.act_on_cloud_object,
+            keypairs.create_keypair,
         ]
     finally:
         await hooks.aclose()

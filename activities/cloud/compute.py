@@ -41,6 +41,8 @@ class Server:
     metadata: dict[str, str] = field(default_factory=dict)
     #: Network name → IP addresses.
     addresses: dict[str, list[str]] = field(default_factory=dict)
+    #: Network name → Nova's address entries as shown (`addr`, `version`, MAC, type).
+    address_entries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     image_id: str | None = None
     flavor: str | None = None
     vm_state: str | None = None
@@ -67,9 +69,13 @@ class Server:
         if not isinstance(data, dict) or "id" not in data:
             raise BackendError("compute API returned a server without an id")
         image, flavor, fault = data.get("image"), data.get("flavor"), data.get("fault")
-        addresses = {
-            str(net): [str(a.get("addr")) for a in entries if isinstance(a, dict)]
+        entries_by_net = {
+            str(net): [dict(a) for a in entries if isinstance(a, dict)]
             for net, entries in (data.get("addresses") or {}).items()
+            if isinstance(entries, list)
+        }
+        addresses = {
+            net: [str(a.get("addr")) for a in entries] for net, entries in entries_by_net.items()
         }
         return cls(
             id=str(data["id"]),
@@ -78,6 +84,7 @@ class Server:
             locked=bool(data.get("locked", False)),
             metadata={str(k): str(v) for k, v in (data.get("metadata") or {}).items()},
             addresses=addresses,
+            address_entries=entries_by_net,
             image_id=image.get("id") if isinstance(image, dict) else None,
             flavor=(flavor.get("original_name") or flavor.get("id"))
             if isinstance(flavor, dict)
@@ -127,6 +134,9 @@ class ComputeClient:
         metadata: Mapping[str, str] | None = None,
         request_id: str | None = None,
         networks: Networks = "auto",
+        *,
+        extra: Mapping[str, Any] | None = None,
+        scheduler_hints: Mapping[str, Any] | None = None,
     ) -> Server:
         """Create a server, or return the one an earlier try with `request_id` made.
 
@@ -134,7 +144,9 @@ class ComputeClient:
         looked up (by exact name, then metadata) before any POST, so a retry after a
         lost answer (the cloud made the server, then the call failed) adopts that server
         instead of making a second one. It must name what is created (a node, a stack
-        resource, a node's recreation by one action), never the attempt.
+        resource, a node's recreation by one action), never the attempt. `extra`
+        holds the other members of Nova's `server` object (`key_name`, `user_data`,
+        explicit `networks`, …) as Nova spells them.
         """
         meta = dict(metadata or {})
         if request_id is not None:
@@ -144,9 +156,10 @@ class ComputeClient:
                 return existing
         nets: Any = networks if isinstance(networks, str) else [{"uuid": n} for n in networks]
         server = {"name": name, "imageRef": image, "flavorRef": flavor, "metadata": meta}
-        response = await self._call(
-            "POST", "/servers", json={"server": server | {"networks": nets}}
-        )
+        payload: dict[str, Any] = {"server": server | {"networks": nets} | dict(extra or {})}
+        if scheduler_hints:
+            payload["os:scheduler_hints"] = dict(scheduler_hints)
+        response = await self._call("POST", "/servers", json=payload)
         created = json_body(response, "compute POST /servers", "server")
         if not isinstance(created, dict) or "id" not in created:
             raise BackendError("compute API created a server without telling its id")

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from activities.cloud.auth import KeystoneAuth
+from activities.cloud.collections import CollectionClient
 from activities.cloud.compute import ComputeClient
 from activities.cloud.config import CloudConfig
 from activities.cloud.errors import error_for_transport, raise_for_response
@@ -55,6 +56,7 @@ class CloudSession:
         )
         self.auth = KeystoneAuth(config, self._http)
         self.compute = ComputeClient(self)
+        self.collections = CollectionClient(self)
         self.messaging = MessagingClient(self)
         self.loadbalancer = LoadBalancerClient(self)
 

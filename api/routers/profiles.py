@@ -12,6 +12,7 @@ from api.auth import CallerDep, WriterDep
 from api.deps import DbDep
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.profiles import ProfileCreate, ProfileEnvelope, ProfileList, ProfilePublic
+from domain.cluster.profiles import ProfileSpec, parse_profile_spec
 from domain.errors import Conflict, NotFound
 from store.clusters import count_clusters_using_profile
 from store.columns import now_utc
@@ -21,9 +22,10 @@ router = APIRouter(prefix="/v1/profiles", tags=["profiles"], responses=ERROR_RES
 ProfileId = Annotated[str, Path(max_length=255)]
 
 
-def _insert(session: Session, project_id: str, body: ProfileCreate) -> ProfileRecord:
+def _insert(
+    session: Session, project_id: str, body: ProfileCreate, spec: ProfileSpec
+) -> ProfileRecord:
     now = now_utc()
-    spec = body.profile.spec
     record = ProfileRecord(
         id=str(uuid.uuid4()),
         project_id=project_id,
@@ -50,8 +52,9 @@ def _delete(session: Session, project_id: str, profile_id: str) -> None:
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=ProfileEnvelope)
 async def create_profile(caller: WriterDep, db: DbDep, body: ProfileCreate) -> ProfileEnvelope:
-    """Create a profile (`os.nova.server` 1.0)."""
-    record = await db.run(_insert, caller.project_id, body)
+    """Create a profile (`os.nova.server` 1.0 or 1.1); an invalid spec is a 400."""
+    spec = parse_profile_spec(body.profile.spec, prefix="profile.spec")
+    record = await db.run(_insert, caller.project_id, body, spec)
     return ProfileEnvelope(profile=ProfilePublic.of(record))
 
 

@@ -3,20 +3,69 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field, WithJsonSchema, computed_field
 
 from api.schemas.common import StrictModel
 from domain.cluster.profiles import ProfileSpec
 from store.profiles import ProfileRecord
 
 
+def _inlined(schema: Any, defs: dict[str, Any]) -> Any:
+    """`schema` with every `#/$defs/...` reference replaced by what it names."""
+    if isinstance(schema, dict):
+        ref = schema.get("$ref", "")
+        if ref.startswith("#/$defs/"):
+            return _inlined(defs[ref.removeprefix("#/$defs/")], defs)
+        return {k: _inlined(v, defs) for k, v in schema.items() if k != "$defs"}
+    if isinstance(schema, list):
+        return [_inlined(v, defs) for v in schema]
+    return schema
+
+
+#: What Senlin's spec types take beside their own JSON type: a String a number, an
+#: Integer its digits as text, a Boolean the words pydantic's lax mode reads.
+_LAX: dict[str, list[dict[str, Any]]] = {
+    "string": [{"type": "number"}],
+    "integer": [{"type": "string", "pattern": r"^[+-]?\d+$"}],
+    "boolean": [
+        {"type": "string", "enum": ["true", "false", "yes", "no", "on", "off", "1", "0"]},
+        {"type": "integer", "enum": [0, 1]},
+    ],
+}
+
+
+def _lax(schema: Any) -> Any:
+    """`schema` with each plain scalar type widened to what the spec parser coerces."""
+    if isinstance(schema, list):
+        return [_lax(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    widened = {k: _lax(v) for k, v in schema.items()}
+    kind = widened.get("type")
+    if isinstance(kind, str) and kind in _LAX and "enum" not in widened and "const" not in widened:
+        own = {k: v for k, v in widened.items() if k not in ("title", "description", "default")}
+        rest = {k: v for k, v in widened.items() if k in ("title", "description", "default")}
+        return rest | {"anyOf": [own, *_LAX[kind]]}
+    return widened
+
+
+_SPEC_SCHEMA = ProfileSpec.model_json_schema()
+#: The spec as the API documents it (clients and fuzzers generate specs from it): the
+#: types Senlin's parser takes, coercions included. The route checks it with Senlin's
+#: own rules and words (`parse_profile_spec`).
+SpecDocument = Annotated[
+    dict[str, Any],
+    WithJsonSchema(_lax(_inlined(_SPEC_SCHEMA, _SPEC_SCHEMA.get("$defs", {})))),
+]
+
+
 class ProfileBody(StrictModel):
-    """The inside of `{"profile": {...}}`."""
+    """The inside of `{"profile": {...}}`; `spec` is checked by `domain.cluster.profiles`."""
 
     name: str = Field(min_length=1, max_length=255)
-    spec: ProfileSpec
+    spec: SpecDocument
     metadata: dict[str, str] = Field(default_factory=dict, max_length=64)
 
 

@@ -78,7 +78,7 @@ async def bare_creates(stack: Stack) -> dict[str, dict[str, Any]]:
     queue = f"bench-stacks-servers-{uuid.uuid4()}"
     done: dict[str, dict[str, Any]] = {}
     async with CloudSession(CloudConfig.from_settings(settings)) as cloud:
-        compute = ComputeActivities(cloud.compute)
+        compute = ComputeActivities(cloud.compute, cloud.collections)
         more = {
             "workflows": [BenchServersWorkflow],
             "activities": [compute.create_server, compute.wait_server_active],

@@ -17,7 +17,7 @@ from typing import Any, Final
 from pydantic import BaseModel
 
 from domain.cluster.policies.specs import policy_type_models
-from domain.cluster.profiles import ServerProperties
+from domain.cluster.profiles import PROFILE_TYPE, VERSIONS, ServerProperties
 from domain.errors import NotFound
 
 _SENLIN_TYPES: Final = {
@@ -30,7 +30,7 @@ _SENLIN_TYPES: Final = {
 }
 #: When Senlin first supported each version (its `VERSIONS`), which clients show as is.
 _SINCE: Final = {
-    ("os.nova.server", "1.0"): "2016.04",
+    **{(PROFILE_TYPE, version): since for version, since in VERSIONS.items()},
     ("senlin.policy.deletion", "1.1"): "2018.01",
     ("senlin.policy.health", "1.1"): "2018.09",
     ("senlin.policy.batch", "1.0"): "2017.02",
@@ -39,7 +39,7 @@ _SINCE: Final = {
 
 @dataclass(frozen=True)
 class SpecType:
-    """One profile or policy type at the one version Warden accepts."""
+    """One profile or policy type at one version Warden accepts."""
 
     name: str
     version: str
@@ -51,9 +51,13 @@ class SpecType:
         return f"{self.name}-{self.version}"
 
     def support_status(self) -> dict[str, list[dict[str, str]]]:
-        """Senlin's `support_status`: this version, supported."""
-        since = _SINCE.get((self.name, self.version), "")
-        return {self.version: [{"status": "SUPPORTED", "since": since}]}
+        """Senlin's `support_status` in a list: this version, supported."""
+        return {self.version: _supported(self.name, self.version)}
+
+    def all_support_status(self) -> dict[str, list[dict[str, str]]]:
+        """Senlin's `support_status` of a shown type: its plugin's whole `VERSIONS`, every
+        version Warden accepts of this type."""
+        return {t.version: _supported(t.name, t.version) for t in _ALL if t.name == self.name}
 
     def listed(self, *, versioned: bool) -> dict[str, Any]:
         """A list entry: `{name, version, support_status}` from microversion 1.5, else
@@ -73,14 +77,22 @@ class SpecType:
             "schema": senlin_schema(self.properties),
         }
         if versioned:
-            shown["support_status"] = self.support_status()
+            shown["support_status"] = self.all_support_status()
         return shown
 
 
-PROFILE_TYPES: Final = (SpecType("os.nova.server", "1.0", ServerProperties),)
+def _supported(name: str, version: str) -> list[dict[str, str]]:
+    return [{"status": "SUPPORTED", "since": _SINCE.get((name, version), "")}]
+
+
+#: One schema serves both versions, as one Senlin class serves them.
+PROFILE_TYPES: Final = tuple(
+    SpecType(PROFILE_TYPE, version, ServerProperties) for version in VERSIONS
+)
 POLICY_TYPES: Final = tuple(
     SpecType(name, version, model) for name, version, model in policy_type_models()
 )
+_ALL: Final = (*PROFILE_TYPES, *POLICY_TYPES)
 
 
 def find_type(types: tuple[SpecType, ...], type_name: str, kind: str) -> SpecType:

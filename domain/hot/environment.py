@@ -24,6 +24,7 @@ import yaml
 from domain.errors import InvalidRequest
 from domain.hot.parameters import mapping_at, plain_value
 from domain.hot.template import parse_template_text
+from domain.hot.yaml_format import load_yaml
 from domain.stack.resource_types import RESOURCE_TYPES, STACK
 
 ENVIRONMENT_SECTIONS: Final = frozenset(
@@ -206,7 +207,7 @@ def _read_outputs_of(value: Any, nested: set[str]) -> Any:
 
 def _yaml(text: str, what: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.YAMLError as exc:
         raise InvalidRequest(f"{what}: not valid YAML or JSON ({str(exc)[:200]})") from None
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.cluster.state import MAX_CAPACITY
 from domain.errors import InvalidRequest
+from domain.hot.constraints import check_custom
 
 PropertyType = Literal["string", "integer", "number", "boolean", "map", "list", "any"]
 #: A rule on a resource's converted properties beyond each one's schema (raises a 400).
@@ -47,8 +48,20 @@ class PropertySchema(BaseModel):
     #: A change can be applied in place; otherwise the resource is replaced.
     update_allowed: bool = False
     allowed_values: tuple[Any, ...] = ()
-    minimum: int | None = None
-    maximum: int | None = None
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    #: Bounds of a string's, list's or map's length (Heat's `length` constraint).
+    min_length: int | None = None
+    max_length: int | None = None
+    #: A regular expression the whole string must match (Heat's `allowed_pattern`).
+    pattern: str | None = None
+    #: Heat's `custom_constraint` (`ip_addr`, `nova.flavor`, …): the pure ones are
+    #: checked here; those naming a cloud object are checked when it is looked up.
+    custom_constraint: str | None = None
+    #: A map's keys, or `*` → the schema of each list item (Heat's nested `schema`).
+    nested: dict[str, PropertySchema] | None = None
+    #: Heat's `immutable`: no change at all is accepted, not even by replacement.
+    immutable: bool = False
     description: str = ""
 
 
@@ -78,6 +91,14 @@ class ResourceType(BaseModel):
     member_definition: str | None = None
     #: The plan replaces the resource when its UPDATE_REPLACE property is true (TestResource).
     honours_update_replace: bool = False
+    #: Deprecated property and attribute names Heat still takes but no longer shows.
+    hidden: frozenset[str] = frozenset()
+    #: Deprecated property → its successor (Heat's translation rules: `network_id` →
+    #: `network` on a port); the value moves over before any check.
+    translations: dict[str, str] = {}
+    #: Property → (policy property, policy values that make a change of it a replacement):
+    #: Heat's `image_update_policy: REPLACE` on a server.
+    replace_policies: dict[str, tuple[str, tuple[str, ...]]] = {}
     #: The type's own rule across properties (a scaling group's sizes), if any.
     check: PropertiesCheck | None = None
     #: Group attributes read member by member from the group's `members` attribute:
@@ -101,6 +122,9 @@ class ResourceType(BaseModel):
         """Whether a change of `name` can be applied in place, given all the new properties."""
         if self.honours_update_replace and props.get(UPDATE_REPLACE) is True:
             return False
+        policy = self.replace_policies.get(name)
+        if policy is not None and props.get(policy[0]) in policy[1]:
+            return False
         return self.updatable(name)
 
     def updatable_in_place(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
@@ -108,7 +132,7 @@ class ResourceType(BaseModel):
         if after.get(UPDATE_REPLACE) is True:
             return False
         changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-        return all(self.updatable(k) for k in changed)
+        return all(self.updatable_with(k, after) for k in changed)
 
 
 def prop(kind: PropertyType, **options: Any) -> PropertySchema:
@@ -184,7 +208,12 @@ _CONVERTERS: Final[dict[PropertyType, tuple[str, Callable[[Any], Any]]]] = {
 
 
 def convert_property(schema: PropertySchema, value: Any, field: str) -> Any:
-    """`value` converted to the schema's type and checked against its constraints."""
+    """`value` converted to the schema's type and checked against its constraints.
+
+    A map or list with a nested schema has its entries converted too, as Heat's
+    nested `Properties` are: unknown keys refused, required ones demanded, defaults
+    filled in.
+    """
     expected, convert = _CONVERTERS[schema.type]
     converted = convert(value)
     if converted is _INVALID:
@@ -195,7 +224,79 @@ def convert_property(schema: PropertySchema, value: Any, field: str) -> Any:
     low, high = schema.minimum, schema.maximum
     if (low is not None and converted < low) or (high is not None and converted > high):
         raise InvalidRequest(f"{field}: {converted} is out of range (min: {low}, max: {high})")
+    _check_length(schema, converted, field)
+    if schema.pattern is not None and not re.fullmatch(schema.pattern, str(converted)):
+        raise InvalidRequest(f'{field}: "{converted}" does not match pattern "{schema.pattern}"')
+    if schema.custom_constraint is not None and isinstance(converted, str):
+        problem = check_custom(schema.custom_constraint, converted)
+        if problem is not None:
+            raise InvalidRequest(f"{field}: Error validating value '{converted}': {problem}")
+    if schema.nested is not None:
+        return _convert_nested(schema.nested, converted, field)
     return converted
+
+
+def _check_length(schema: PropertySchema, value: Any, field: str) -> None:
+    if schema.min_length is None and schema.max_length is None:
+        return
+    if not isinstance(value, str | list | dict):
+        return
+    size, low, high = len(value), schema.min_length, schema.max_length
+    if low is not None and size < low:
+        raise InvalidRequest(f"{field}: length ({size}) must be at least {low}")
+    if high is not None and size > high:
+        raise InvalidRequest(f"{field}: length ({size}) must be no greater than {high}")
+
+
+def _convert_nested(nested: Mapping[str, PropertySchema], value: Any, field: str) -> Any:
+    if isinstance(value, list):
+        item = nested.get("*")
+        if item is None:
+            return value
+        return [
+            None if v is None else convert_property(item, v, f"{field}[{i}]")
+            for i, v in enumerate(value)
+        ]
+    if isinstance(value, dict):
+        return _convert_map(nested, value, field)
+    return value
+
+
+def _convert_map(
+    nested: Mapping[str, PropertySchema], value: Mapping[str, Any], field: str
+) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, entry in value.items():
+        schema = nested.get(key)
+        if schema is None:
+            raise InvalidRequest(f"{field}: Unknown Property {key}")
+        if entry is not None:
+            result[key] = convert_property(schema, entry, f"{field}.{key}")
+    for key, schema in nested.items():
+        if key in result:
+            continue
+        if schema.required:
+            raise InvalidRequest(f"{field}.{key}: property is required")
+        if schema.default is not None:
+            result[key] = schema.default
+    return result
+
+
+def _translated(
+    translations: Mapping[str, str], props: Mapping[str, Any], field: str
+) -> dict[str, Any]:
+    """Deprecated names moved to their successors; both given is Heat's 400."""
+    moved = dict(props)
+    for old, new in translations.items():
+        if moved.get(old) is None:
+            moved.pop(old, None)
+            continue
+        if moved.get(new) is not None:
+            raise InvalidRequest(
+                f"{field}: Cannot define the following properties at the same time: {new}, {old}"
+            )
+        moved[new] = moved.pop(old)
+    return moved
 
 
 def check_properties(
@@ -209,6 +310,9 @@ def check_properties(
         field: path of the properties in messages, e.g. `resources.web.properties`.
         computed: names whose values are intrinsics: kept as they are, checked later.
     """
+    if rtype.translations:
+        props = _translated(rtype.translations, props, field)
+        computed = {rtype.translations.get(n, n) for n in computed}
     result: dict[str, Any] = {}
     for name, value in props.items():
         schema = rtype.properties.get(name)

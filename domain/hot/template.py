@@ -42,7 +42,9 @@ from domain.hot.parameters import (
 )
 from domain.hot.parts import OutputDef, ResourceDef
 from domain.hot.versions import canonical_version
+from domain.hot.yaml_format import load_yaml
 from domain.stack.resource_types import ResourceType, check_properties, resource_type
+from domain.stack.types.neutron.dependencies import implicit_dependencies
 
 __all__ = [
     "MAX_NESTING",
@@ -97,10 +99,15 @@ class Template(_Frozen):
     outputs: dict[str, OutputDef] = Field(default_factory=dict)
 
     def dependencies(self) -> dict[str, frozenset[str]]:
-        """Every resource → the resources it requires (depends_on and references)."""
+        """Every resource → the resources it requires: `depends_on`, references, and the
+        networking dependencies Heat adds by itself (a port waits for its subnets)."""
         known = frozenset(self.resources)
+        implicit = implicit_dependencies(self.resources)
         return {
-            name: frozenset(res.depends_on).union(*property_references(res).values()) & known
+            name: frozenset(res.depends_on).union(
+                *property_references(res).values(), implicit.get(name, ())
+            )
+            & known
             for name, res in self.resources.items()
         }
 
@@ -181,7 +188,7 @@ def _load(raw: Any, nesting: int) -> Template:
 def parse_template_text(text: str) -> Any:
     """YAML or JSON text as data (400 naming the line of a syntax error)."""
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.MarkedYAMLError as exc:
         where = f" (line {exc.problem_mark.line + 1})" if exc.problem_mark else ""
         raise InvalidRequest(f"Invalid template: {exc.problem or 'bad YAML'}{where}") from None

@@ -36,6 +36,13 @@ def _constraints(schema: PropertySchema) -> list[dict[str, Any]]:
     if schema.minimum is not None or schema.maximum is not None:
         bounds = {"min": schema.minimum, "max": schema.maximum}
         found.append({"range": {k: v for k, v in bounds.items() if v is not None}})
+    if schema.min_length is not None or schema.max_length is not None:
+        bounds = {"min": schema.min_length, "max": schema.max_length}
+        found.append({"length": {k: v for k, v in bounds.items() if v is not None}})
+    if schema.pattern is not None:
+        found.append({"allowed_pattern": schema.pattern})
+    if schema.custom_constraint is not None:
+        found.append({"custom_constraint": schema.custom_constraint})
     return found
 
 
@@ -46,12 +53,14 @@ def property_schema(schema: PropertySchema) -> dict[str, Any]:
         "description": schema.description,
         "required": schema.required,
         "update_allowed": schema.update_allowed,
-        "immutable": False,
+        "immutable": schema.immutable,
     }
     if schema.default is not None:
         shown["default"] = schema.default
     if constraints := _constraints(schema):
         shown["constraints"] = constraints
+    if schema.nested is not None:
+        shown["schema"] = {k: property_schema(v) for k, v in sorted(schema.nested.items())}
     return shown
 
 
@@ -60,10 +69,14 @@ def resource_schema(rtype: ResourceType) -> dict[str, Any]:
     return {
         "resource_type": rtype.name,
         "description": rtype.description,
-        "properties": {n: property_schema(s) for n, s in sorted(rtype.properties.items())},
+        "properties": {
+            n: property_schema(s)
+            for n, s in sorted(rtype.properties.items())
+            if n not in rtype.hidden
+        },
         "attributes": {
             name: {"description": rtype.attribute_docs.get(name, "")}
-            for name in sorted(rtype.attributes)
+            for name in sorted(rtype.attributes - rtype.hidden)
         },
         "support_status": {
             "status": "SUPPORTED",
@@ -79,6 +92,8 @@ def generated_template(rtype: ResourceType) -> dict[str, Any]:
     resource = rtype.name.rsplit("::", 1)[-1]
     parameters = {}
     for name, schema in sorted(rtype.properties.items()):
+        if name in rtype.hidden:
+            continue
         param: dict[str, Any] = {
             "type": _PARAMETER_TYPES[schema.type],
             "description": schema.description,
@@ -101,6 +116,6 @@ def generated_template(rtype: ResourceType) -> dict[str, Any]:
                 "description": rtype.attribute_docs.get(name, ""),
                 "value": {"get_attr": [resource, name]},
             }
-            for name in sorted(rtype.attributes)
+            for name in sorted(rtype.attributes - rtype.hidden)
         },
     }

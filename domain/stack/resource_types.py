@@ -28,6 +28,10 @@ from domain.stack.types import (
     server,
     test_resource,
 )
+from domain.stack.types.cinder import volume
+from domain.stack.types.glance import web_image
+from domain.stack.types.neutron import floating_ip, net, port, router, security_group, subnet
+from domain.stack.types.nova import keypair
 
 __all__ = [
     "AUTO_SCALING_GROUP",
@@ -68,6 +72,19 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         scaling_group.TYPE,
         scaling_policy.TYPE,
         resource_group.TYPE,
+        keypair.TYPE,
+        net.TYPE,
+        subnet.TYPE,
+        port.TYPE,
+        security_group.TYPE,
+        security_group.RULE_TYPE,
+        floating_ip.TYPE,
+        floating_ip.ASSOCIATION_TYPE,
+        router.TYPE,
+        router.INTERFACE_TYPE,
+        volume.TYPE,
+        volume.ATTACHMENT_TYPE,
+        web_image.TYPE,
     )
 }
 

@@ -6,12 +6,13 @@ import pytest
 
 from activities.cloud import REQUEST_ID_KEY, CloudSession, Server
 from domain.errors import BackendConflict, BackendNotFound, InvalidRequest
+from tests.support.cloud_ids import CIRROS, CIRROS_V2, LARGE, SMALL
 from tests.support.simcloud_server import SimControl
 
 
 async def make(cloud: CloudSession, name: str = "web-1", request_id: str = "req-1") -> Server:
     return await cloud.compute.create_server(
-        name, "cirros", "m1.small", {"role": "web"}, request_id=request_id
+        name, CIRROS, SMALL, {"role": "web"}, request_id=request_id
     )
 
 
@@ -26,7 +27,7 @@ async def test_create_server_returns_the_typed_server(cloud: CloudSession) -> No
     assert server.status == "ACTIVE"
     assert server.metadata == {"role": "web", REQUEST_ID_KEY: "req-1"}
     assert server.request_id == "req-1"
-    assert server.image_id == "cirros"
+    assert server.image_id == CIRROS
     assert server.flavor == "m1.small"
     assert server.locked is False
     assert len(server.ip_addresses) == 1
@@ -45,8 +46,8 @@ async def test_retried_create_finds_the_server_it_already_made(
 
 
 async def test_create_without_request_id_always_creates(cloud: CloudSession) -> None:
-    one = await cloud.compute.create_server("solo", "cirros", "m1.small")
-    two = await cloud.compute.create_server("solo", "cirros", "m1.small")
+    one = await cloud.compute.create_server("solo", CIRROS, SMALL)
+    two = await cloud.compute.create_server("solo", CIRROS, SMALL)
 
     assert one.id != two.id
     assert one.request_id is None
@@ -54,7 +55,7 @@ async def test_create_without_request_id_always_creates(cloud: CloudSession) -> 
 
 async def test_create_with_a_bad_name_is_an_invalid_request(cloud: CloudSession) -> None:
     with pytest.raises(InvalidRequest, match="400") as caught:
-        await cloud.compute.create_server(" padded ", "cirros", "m1.small")
+        await cloud.compute.create_server(" padded ", CIRROS, SMALL)
 
     assert not caught.value.retryable
 
@@ -76,14 +77,14 @@ async def test_delete_is_idempotent(cloud: CloudSession) -> None:
 async def test_list_servers_filters_and_follows_pages(cloud: CloudSession) -> None:
     for n in range(5):
         await make(cloud, f"web-{n}", request_id=f"r{n}")
-    db = await cloud.compute.create_server("db-1", "cirros", "m1.large", {"role": "db"})
+    db = await cloud.compute.create_server("db-1", CIRROS, LARGE, {"role": "db"})
     await cloud.compute.stop(db.id)
 
     everything = await cloud.compute.list_servers(page_size=2)
     webs = await cloud.compute.list_servers(name="^web-", page_size=2)
     stopped = await cloud.compute.list_servers(status="SHUTOFF")
     by_meta = await cloud.compute.list_servers(metadata={"role": "db"})
-    by_flavor = await cloud.compute.list_servers(flavor="m1.large")
+    by_flavor = await cloud.compute.list_servers(flavor=LARGE)  # Nova filters by flavor id
 
     assert len(everything) == len({s.id for s in everything}) == 6
     assert sorted(s.name for s in webs) == [f"web-{n}" for n in range(5)]
@@ -111,13 +112,13 @@ async def test_every_server_action_moves_the_server(cloud: CloudSession) -> None
     seen.append(await status(cloud, server_id))
     rebuilt = await compute.rebuild(server_id)
     seen.append(await status(cloud, server_id))
-    await compute.rebuild(server_id, image="fedora")
+    await compute.rebuild(server_id, image=CIRROS_V2)
     after = await compute.get_server(server_id)
 
     assert seen == ["ACTIVE", "ACTIVE", "SHUTOFF", "ACTIVE", "PAUSED", "ACTIVE", "ACTIVE"]
     assert rebuilt.status == "REBUILD"
-    assert rebuilt.image_id == "cirros"
-    assert after.image_id == "fedora"
+    assert rebuilt.image_id == CIRROS
+    assert after.image_id == CIRROS_V2
 
 
 async def test_lock_blocks_actions_until_unlock(cloud: CloudSession) -> None:

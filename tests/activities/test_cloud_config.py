@@ -11,6 +11,7 @@ from activities.cloud import CloudConfig, CloudSession, from_clouds_yaml
 from activities.cloud.auth import auth_body
 from activities.cloud.config import clouds_yaml_paths
 from config import Settings
+from tests.support.cloud_ids import CIRROS, SMALL
 from tests.support.simcloud_server import RunningSimcloud, SimControl
 
 
@@ -180,6 +181,6 @@ async def test_clouds_yaml_entry_drives_a_real_session(
     )
 
     async with CloudSession(from_clouds_yaml("sim", paths=[clouds])) as cloud:
-        server = await cloud.compute.create_server("from-yaml", "cirros", "m1.small")
+        server = await cloud.compute.create_server("from-yaml", CIRROS, SMALL)
 
     assert server.status == "ACTIVE"

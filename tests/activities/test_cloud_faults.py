@@ -7,6 +7,7 @@ import pytest
 
 from activities.cloud import CloudSession
 from domain.errors import BackendNotFound, BackendUnavailable
+from tests.support.cloud_ids import CIRROS, SMALL
 from tests.support.eventually import eventually
 from tests.support.simcloud_server import NotificationReceiver, RunningSimcloud, SimControl
 
@@ -24,7 +25,7 @@ async def received(receiver: NotificationReceiver, server_id: str, count: int) -
 async def test_shutoff_fault_persists_until_a_curing_reboot(
     cloud: CloudSession, sim: SimControl, notification_receiver: NotificationReceiver
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.small")
+    server = await cloud.compute.create_server("n-1", CIRROS, SMALL)
     await sim.fault(server.id, "shutoff", ["REBOOT"])
 
     faulted = await cloud.compute.get_server(server.id)
@@ -44,7 +45,7 @@ async def test_each_fault_kind_is_visible_to_the_driver(
     cloud: CloudSession, sim: SimControl, notification_receiver: NotificationReceiver
 ) -> None:
     servers = {
-        kind: await cloud.compute.create_server(f"n-{kind}", "cirros", "m1.small")
+        kind: await cloud.compute.create_server(f"n-{kind}", CIRROS, SMALL)
         for kind in ("error", "pause", "vanish", "app_failing")
     }
     for kind, server in servers.items():
@@ -69,7 +70,7 @@ async def test_each_fault_kind_is_visible_to_the_driver(
 async def test_driver_power_actions_notify_the_receiver(
     cloud: CloudSession, notification_receiver: NotificationReceiver
 ) -> None:
-    server = await cloud.compute.create_server("n-2", "cirros", "m1.small")
+    server = await cloud.compute.create_server("n-2", CIRROS, SMALL)
 
     await cloud.compute.stop(server.id)
     await cloud.compute.start(server.id)

@@ -6,6 +6,7 @@ import pytest
 
 from activities.cloud import CloudSession
 from domain.errors import BackendNotFound, InvalidRequest
+from tests.support.cloud_ids import CIRROS, SMALL
 from tests.support.simcloud_server import SimControl
 
 
@@ -13,8 +14,8 @@ async def test_members_report_operating_status_of_their_servers(
     cloud: CloudSession, sim: SimControl
 ) -> None:
     meta = {"lb_pool_id": "web-pool"}
-    one = await cloud.compute.create_server("web-1", "cirros", "m1.small", meta)
-    two = await cloud.compute.create_server("web-2", "cirros", "m1.small", meta)
+    one = await cloud.compute.create_server("web-1", CIRROS, SMALL, meta)
+    two = await cloud.compute.create_server("web-2", CIRROS, SMALL, meta)
 
     before = await cloud.loadbalancer.list_members("web-pool")
     await sim.fault(one.id, "lb_offline")
@@ -31,7 +32,7 @@ async def test_members_report_operating_status_of_their_servers(
 
 
 async def test_add_and_remove_members(cloud: CloudSession) -> None:
-    server = await cloud.compute.create_server("db-1", "cirros", "m1.small")
+    server = await cloud.compute.create_server("db-1", CIRROS, SMALL)
 
     member = await cloud.loadbalancer.add_member("db-pool", server.ip_addresses[0], 5432, "db")
     listed = await cloud.loadbalancer.list_members("db-pool")

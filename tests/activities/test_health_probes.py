@@ -21,6 +21,7 @@ from activities.health import HealthActivities
 from domain.cluster.health import NodeProbe, ProbeRequest, ProbeResult, ProbeState, ProbeTarget
 from simcloud.config import SimConfig
 from simcloud.server import serve_in_thread
+from tests.support.cloud_ids import CIRROS, TINY
 from tests.support.processes import free_port
 from tests.support.simcloud_server import RunningSimcloud, SimControl, running_simcloud
 
@@ -149,7 +150,7 @@ async def test_health_rounds_share_a_recent_listing_and_verification_does_not(
 ) -> None:
     health = HealthActivities(cloud, listing_max_age_s=30.0)
     try:
-        server = await cloud.compute.create_server("shared", "cirros", "m1.tiny")
+        server = await cloud.compute.create_server("shared", CIRROS, TINY)
         modes = detection(NODE_STATUS)
 
         def request(*, share: bool) -> ProbeRequest:
@@ -172,8 +173,8 @@ async def test_node_status_polling_flags_each_fault_kind_with_its_reason(
     health: HealthActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
     kinds = ("shutoff", "pause", "error", "vanish")
-    ok = await cloud.compute.create_server("ok", "cirros", "m1.tiny")
-    broken = {k: await cloud.compute.create_server(k, "cirros", "m1.tiny") for k in kinds}
+    ok = await cloud.compute.create_server("ok", CIRROS, TINY)
+    broken = {k: await cloud.compute.create_server(k, CIRROS, TINY) for k in kinds}
     for kind, server in broken.items():
         await sim.fault(server.id, kind)
 
@@ -201,7 +202,7 @@ async def test_node_status_polling_flags_each_fault_kind_with_its_reason(
 async def test_compute_outage_makes_nodes_unknown_never_unhealthy(
     health: HealthActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    servers = [await cloud.compute.create_server(f"n-{i}", "cirros", "m1.tiny") for i in range(3)]
+    servers = [await cloud.compute.create_server(f"n-{i}", CIRROS, TINY) for i in range(3)]
     await sim.fault(servers[0].id, "shutoff")
     targets = [target(s) for s in servers]
 
@@ -239,8 +240,8 @@ async def test_invalid_detection_is_a_non_retryable_error(health: HealthActiviti
 async def test_poll_url_follows_simcloud_app_health(
     health: HealthActivities, cloud: CloudSession, sim: SimControl, simcloud: RunningSimcloud
 ) -> None:
-    passing = await cloud.compute.create_server("app-ok", "cirros", "m1.tiny")
-    failing = await cloud.compute.create_server("app-bad", "cirros", "m1.tiny")
+    passing = await cloud.compute.create_server("app-ok", CIRROS, TINY)
+    failing = await cloud.compute.create_server("app-bad", CIRROS, TINY)
     await sim.fault(failing.id, "app_failing")
     url = f"{simcloud.url}/sim/apps/{{nodename}}/health"
 
@@ -349,10 +350,10 @@ async def test_lb_polling_flags_offline_and_error_members(
 ) -> None:
     pool = {"lb_pool_id": "pool-a"}
     ok, offline, broken, by_name = [
-        await cloud.compute.create_server(name, "cirros", "m1.tiny", metadata=pool)
+        await cloud.compute.create_server(name, CIRROS, TINY, metadata=pool)
         for name in ("ok", "offline", "broken", "by-name")
     ]
-    outside = await cloud.compute.create_server("outside", "cirros", "m1.tiny")
+    outside = await cloud.compute.create_server("outside", CIRROS, TINY)
     await sim.fault(offline.id, "lb_offline")
     await sim.fault(broken.id, "error")
     lb = {"type": "LB_STATUS_POLLING", "options": {"pool_id": "pool-a"}}
@@ -382,7 +383,7 @@ async def test_lb_polling_flags_offline_and_error_members(
 async def test_lb_pool_that_cannot_be_listed_makes_nodes_unknown(
     health: HealthActivities, cloud: CloudSession
 ) -> None:
-    server = await cloud.compute.create_server("s", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("s", CIRROS, TINY)
     lb = {"type": "LB_STATUS_POLLING", "options": {"pool_id": "no-such-pool"}}
 
     result = await probe(health, detection(lb), [target(server)])
@@ -397,9 +398,9 @@ async def test_lb_pool_that_cannot_be_listed_makes_nodes_unknown(
 async def test_modes_combine_by_the_recovery_conditional(
     health: HealthActivities, cloud: CloudSession, sim: SimControl, simcloud: RunningSimcloud
 ) -> None:
-    app_down = await cloud.compute.create_server("app-down", "cirros", "m1.tiny")
-    all_down = await cloud.compute.create_server("all-down", "cirros", "m1.tiny")
-    fine = await cloud.compute.create_server("fine", "cirros", "m1.tiny")
+    app_down = await cloud.compute.create_server("app-down", CIRROS, TINY)
+    all_down = await cloud.compute.create_server("all-down", CIRROS, TINY)
+    fine = await cloud.compute.create_server("fine", CIRROS, TINY)
     await sim.fault(app_down.id, "app_failing")
     await sim.fault(all_down.id, "shutoff")
     url = poll_url(f"{simcloud.url}/sim/apps/{{nodename}}/health")
@@ -422,7 +423,7 @@ async def test_modes_combine_by_the_recovery_conditional(
 async def test_unknown_mode_never_hides_a_failing_one(
     health: HealthActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    server = await cloud.compute.create_server("s", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("s", CIRROS, TINY)
     await sim.fault(server.id, "shutoff")
     lb = {"type": "LB_STATUS_POLLING", "options": {"pool_id": "no-such-pool"}}
 
@@ -506,8 +507,8 @@ async def slow_cloud(slow_simcloud: RunningSimcloud) -> AsyncIterator[CloudSessi
 async def test_servers_in_transition_are_unknown(
     slow_simcloud: RunningSimcloud, slow_cloud: CloudSession
 ) -> None:
-    rebooting = await slow_cloud.compute.create_server("rebooting", "cirros", "m1.tiny")
-    starting = await slow_cloud.compute.create_server("starting", "cirros", "m1.tiny")
+    rebooting = await slow_cloud.compute.create_server("rebooting", CIRROS, TINY)
+    starting = await slow_cloud.compute.create_server("starting", CIRROS, TINY)
     async with httpx.AsyncClient(base_url=slow_simcloud.url) as client:
         await SimControl(client).fault(starting.id, "shutoff", ["START"])
     await slow_cloud.compute.reboot(rebooting.id, "HARD")

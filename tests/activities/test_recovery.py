@@ -17,6 +17,8 @@ from domain.cluster.policies.health import RebootType
 from domain.cluster.recovery import RebootRequest, RebuildRequest
 from domain.errors import BackendNotFound
 from simcloud.config import SimConfig
+from simcloud.image.state import seeded_image_id
+from tests.support.cloud_ids import CIRROS, TINY
 from tests.support.simcloud_server import RunningSimcloud, SimControl, running_simcloud
 
 T = TypeVar("T")
@@ -25,7 +27,7 @@ A = TypeVar("A")
 
 @pytest.fixture
 def recovery(cloud: CloudSession) -> RecoveryActivities:
-    return RecoveryActivities(cloud.compute)
+    return RecoveryActivities(cloud.compute, cloud.collections)
 
 
 async def run(fn: Callable[[A], Awaitable[T]], arg: A, env: ActivityEnvironment | None = None) -> T:
@@ -48,7 +50,7 @@ async def status(cloud: CloudSession, server_id: str) -> str:
 async def test_reboot_cures_a_shutoff_fault_cured_by_reboot(
     recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     await sim.fault(server.id, "shutoff", ["REBOOT"])
 
     used = await run(recovery.reboot_server, RebootRequest(physical_id=server.id))
@@ -63,7 +65,7 @@ async def test_reboot_cures_a_shutoff_fault_cured_by_reboot(
 async def test_soft_reboot_of_an_active_server_stays_soft(
     recovery: RecoveryActivities, cloud: CloudSession
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
 
     used = await run(
         recovery.reboot_server, RebootRequest(physical_id=server.id, type=RebootType.SOFT)
@@ -76,7 +78,7 @@ async def test_soft_reboot_of_an_active_server_stays_soft(
 async def test_reboot_that_does_not_cure_settles_in_the_faulted_status(
     recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     await sim.fault(server.id, "shutoff", ["REBUILD"])
 
     await run(recovery.reboot_server, RebootRequest(physical_id=server.id, type=RebootType.HARD))
@@ -87,22 +89,22 @@ async def test_reboot_that_does_not_cure_settles_in_the_faulted_status(
 async def test_rebuild_cures_an_error_fault_and_takes_a_new_image(
     recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     await sim.fault(server.id, "error", ["REBUILD"])
 
     await run(recovery.rebuild_server, RebuildRequest(physical_id=server.id))
     cured = await run(recovery.wait_server_healthy, server.id)
-    await run(recovery.rebuild_server, RebuildRequest(physical_id=server.id, image="ubuntu"))
+    await run(recovery.rebuild_server, RebuildRequest(physical_id=server.id, image="ubuntu-22.04"))
 
     assert cured == "ACTIVE"
-    assert (await cloud.compute.get_server(server.id)).image_id == "ubuntu"
+    assert (await cloud.compute.get_server(server.id)).image_id == seeded_image_id("ubuntu-22.04")
 
 
 async def test_start_and_unpause_cure_their_faults_and_repeat_harmlessly(
     recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    off = await cloud.compute.create_server("off", "cirros", "m1.tiny")
-    paused = await cloud.compute.create_server("paused", "cirros", "m1.tiny")
+    off = await cloud.compute.create_server("off", CIRROS, TINY)
+    paused = await cloud.compute.create_server("paused", CIRROS, TINY)
     await sim.fault(off.id, "shutoff", ["START"])
     await sim.fault(paused.id, "pause", ["UNPAUSE"])
 
@@ -117,7 +119,7 @@ async def test_start_and_unpause_cure_their_faults_and_repeat_harmlessly(
 async def test_start_of_a_paused_server_is_a_permanent_conflict(
     recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     await sim.fault(server.id, "pause")
 
     error = await fails(run(recovery.start_server, server.id))
@@ -128,7 +130,7 @@ async def test_start_of_a_paused_server_is_a_permanent_conflict(
 async def test_missing_server_fails_permanently_and_outage_is_retried(
     recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
 
     missing = await fails(run(recovery.reboot_server, RebootRequest(physical_id="no-such-id")))
     await sim.api_faults(error_rate=1.0, status=503)
@@ -144,7 +146,7 @@ async def test_missing_server_fails_permanently_and_outage_is_retried(
 async def test_fence_by_delete_confirms_the_server_is_gone(
     recovery: RecoveryActivities, cloud: CloudSession
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     request = FenceRequest(physical_id=server.id, delete=True, timeout_s=10)
 
     first = await run(recovery.fence_server, request)
@@ -158,7 +160,7 @@ async def test_fence_by_delete_confirms_the_server_is_gone(
 async def test_fence_by_power_off_confirms_shutoff(
     recovery: RecoveryActivities, cloud: CloudSession
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     request = FenceRequest(physical_id=server.id, delete=False, timeout_s=10)
 
     first = await run(recovery.fence_server, request)
@@ -172,7 +174,7 @@ async def test_fence_times_out_retryably_when_the_server_never_stops(
     recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
     # An error fault cured by nothing the fence does: os-stop is accepted, yet it stays ERROR.
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     await sim.fault(server.id, "error", ["RECREATE"])
     beats: list[Any] = []
     env = ActivityEnvironment()
@@ -194,7 +196,7 @@ async def test_fence_times_out_retryably_when_the_server_never_stops(
 async def test_fence_rides_out_a_flaky_cloud_until_its_deadline(
     recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     await sim.api_faults(error_rate=0.5, status=503)
     try:
         done = await run(
@@ -210,7 +212,7 @@ async def test_fence_rides_out_a_flaky_cloud_until_its_deadline(
 async def test_fence_during_an_outage_times_out_naming_the_error(
     recovery: RecoveryActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     await sim.api_faults(error_rate=1.0, status=503)
     try:
         error = await fails(
@@ -225,7 +227,7 @@ async def test_fence_during_an_outage_times_out_naming_the_error(
 async def test_fence_of_a_locked_server_fails_permanently(
     recovery: RecoveryActivities, cloud: CloudSession
 ) -> None:
-    server = await cloud.compute.create_server("n-1", "cirros", "m1.tiny")
+    server = await cloud.compute.create_server("n-1", CIRROS, TINY)
     await cloud.compute.lock(server.id, reason="keep")
 
     error = await fails(run(recovery.fence_server, FenceRequest(physical_id=server.id)))
@@ -257,8 +259,8 @@ async def test_fence_delete_times_out_while_deletion_lingers_then_confirms(
     slow: tuple[SimControl, CloudSession],
 ) -> None:
     control, session = slow
-    recovery = RecoveryActivities(session.compute)
-    server = await session.compute.create_server("n-1", "cirros", "m1.tiny")
+    recovery = RecoveryActivities(session.compute, session.collections)
+    server = await session.compute.create_server("n-1", CIRROS, TINY)
     request = FenceRequest(physical_id=server.id, delete=True, timeout_s=1)
 
     error = await fails(run(recovery.fence_server, request))
@@ -274,8 +276,8 @@ async def test_steps_already_under_way_are_fine_and_waiting_retries_until_settle
     slow: tuple[SimControl, CloudSession],
 ) -> None:
     control, session = slow
-    recovery = RecoveryActivities(session.compute)
-    server = await session.compute.create_server("n-1", "cirros", "m1.tiny")
+    recovery = RecoveryActivities(session.compute, session.collections)
+    server = await session.compute.create_server("n-1", CIRROS, TINY)
     await control.fault(server.id, "shutoff", ["START"])
 
     await run(recovery.start_server, server.id)
@@ -292,8 +294,8 @@ async def test_action_blocked_by_another_running_task_is_retryable(
     slow: tuple[SimControl, CloudSession],
 ) -> None:
     control, session = slow
-    recovery = RecoveryActivities(session.compute)
-    server = await session.compute.create_server("n-1", "cirros", "m1.tiny")
+    recovery = RecoveryActivities(session.compute, session.collections)
+    server = await session.compute.create_server("n-1", CIRROS, TINY)
     await run(recovery.rebuild_server, RebuildRequest(physical_id=server.id))
 
     await run(recovery.rebuild_server, RebuildRequest(physical_id=server.id))  # 409: rebuilding

@@ -29,7 +29,7 @@ NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
 @pytest.fixture
 def compute(cloud: CloudSession) -> ComputeActivities:
-    return ComputeActivities(cloud.compute)
+    return ComputeActivities(cloud.compute, cloud.collections)
 
 
 def node(node_id: str = "node-7f3a", name: str = "web-1") -> NodeState:

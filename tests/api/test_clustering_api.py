@@ -142,10 +142,13 @@ async def test_profile_and_policy_types_list_as_the_microversion_says(
     api: httpx.AsyncClient,
 ) -> None:
     old = (await api.get("/cluster/v1/profile-types")).json()["profile_types"]
-    assert old == [{"name": "os.nova.server-1.0"}]
-    [server] = (await api.get("/cluster/v1/profile-types", headers=LATEST)).json()["profile_types"]
-    assert (server["name"], server["version"]) == ("os.nova.server", "1.0")
-    assert server["support_status"]["1.0"][0]["status"] == "SUPPORTED"
+    assert old == [{"name": "os.nova.server-1.0"}, {"name": "os.nova.server-1.1"}]
+    servers = (await api.get("/cluster/v1/profile-types", headers=LATEST)).json()["profile_types"]
+    assert [(s["name"], s["version"]) for s in servers] == [
+        ("os.nova.server", "1.0"),
+        ("os.nova.server", "1.1"),
+    ]
+    assert servers[1]["support_status"] == {"1.1": [{"status": "SUPPORTED", "since": "2023.04"}]}
     policies = (await api.get("/cluster/v1/policy-types", headers=LATEST)).json()
     assert {(p["name"], p["version"]) for p in policies["policy_types"]} == {
         ("senlin.policy.deletion", "1.1"),
@@ -174,13 +177,14 @@ async def test_a_type_shows_the_schema_its_specs_are_checked_against(
     assert_error(refused, 400, "criteria")
 
     server = (await api.get("/v1/profile-types/os.nova.server-1.0")).json()["profile_type"]
-    assert {k: v["required"] for k, v in server["schema"].items()} == {
-        "flavor": True,
-        "image": True,
-        "name": False,
-        "metadata": False,
-    }
+    assert [k for k, v in server["schema"].items() if v["required"]] == ["flavor"]
+    assert len(server["schema"]) == 16  # Senlin's whole `properties_schema`
     assert "support_status" not in server  # before microversion 1.5, as Senlin
+    newer = await api.get("/cluster/v1/profile-types/os.nova.server-1.1", headers=LATEST)
+    assert newer.status_code == 200, newer.text
+    assert newer.json()["profile_type"]["name"] == "os.nova.server-1.1"
+    assert newer.json()["profile_type"]["schema"] == server["schema"]
+    assert set(newer.json()["profile_type"]["support_status"]) == {"1.0", "1.1"}
     assert_error(
         await api.get("/v1/policy-types/senlin.policy.scaling-1.0"),
         404,

@@ -17,6 +17,7 @@ from activities.cloud.compute import Server
 from config import Settings
 from tests.integration.conftest import Warden
 from tests.integration.test_stacks import BASE, create_stack, resources, settled
+from tests.support.cloud_ids import CIRROS_V2
 
 pytestmark = pytest.mark.integration
 
@@ -113,5 +114,5 @@ async def test_resource_group_rolls_servers_onto_a_new_image_unhealthy_first(
 
         servers = await servers_of(warden, group_id)
         assert set(servers) == set(ids.values())  # no orphan, none missing
-        assert {s.image_id for s in servers.values()} == {"cirros-v2"}
+        assert {s.image_id for s in servers.values()} == {CIRROS_V2}  # the name, looked up
         assert all(s.status == "ACTIVE" for s in servers.values())

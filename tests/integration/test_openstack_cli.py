@@ -164,7 +164,10 @@ async def test_openstack_cluster_profile_create_and_scale_in(
 async def test_openstack_cluster_type_and_build_info_commands(cli: OpenStackCLI) -> None:
     """Discovery as senlinclient does it: type lists, a type's schema, build info."""
     profile_types = await cli.json("cluster", "profile", "type", "list")
-    assert [(t["name"], t["version"]) for t in profile_types] == [("os.nova.server", "1.0")]
+    assert [(t["name"], t["version"]) for t in profile_types] == [
+        ("os.nova.server", "1.0"),
+        ("os.nova.server", "1.1"),
+    ]
     policy_types = {t["name"] for t in await cli.json("cluster", "policy", "type", "list")}
     assert policy_types == {"senlin.policy.deletion", "senlin.policy.health", "senlin.policy.batch"}
     shown = await cli.json("cluster", "policy", "type", "show", "senlin.policy.deletion-1.1")

@@ -21,6 +21,7 @@ from tests.integration.test_group_rolls import SERVERS, group_stack, servers_of
 from tests.integration.test_lifecycle_hooks import act, nodes_of
 from tests.integration.test_platform import action_done
 from tests.integration.test_stacks import create_stack, resources, settled
+from tests.support.cloud_ids import CIRROS_V2
 from tests.support.eventually import eventually
 
 __all__ = ["own_warden"]  # the fixture, shared with the other fault tests' module
@@ -105,7 +106,7 @@ async def test_worker_killed_mid_group_roll_finishes_the_roll(own_warden: Any) -
 
         async def first_batch_done() -> bool:
             servers = await servers_of(warden, group_id)
-            return sum(s.image_id == "cirros-v2" for s in servers.values()) >= 2
+            return sum(s.image_id == CIRROS_V2 for s in servers.values()) >= 2
 
         await eventually(first_batch_done, timeout=60, interval=0.2, what="the first batch")
         kill(warden, "worker")
@@ -118,4 +119,4 @@ async def test_worker_killed_mid_group_roll_finishes_the_roll(own_warden: Any) -
         ids = {r["physical_resource_id"] for r in after.values()}
         servers = await servers_of(warden, group_id)
         assert set(servers) == ids  # none replaced twice: no extra server
-        assert {s.image_id for s in servers.values()} == {"cirros-v2"}
+        assert {s.image_id for s in servers.values()} == {CIRROS_V2}

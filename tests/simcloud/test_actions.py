@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from simcloud.config import SimConfig
+from tests.support.cloud_ids import CIRROS, CIRROS_V2, SMALL
 from tests.support.simcloud_server import in_process_simcloud, login
 
 SERVERS = "/compute/v2.1/servers"
@@ -23,7 +24,7 @@ async def client() -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture
 async def server_id(client: httpx.AsyncClient) -> str:
-    body = {"server": {"name": "web-1", "imageRef": "cirros", "flavorRef": "m1.small"}}
+    body = {"server": {"name": "web-1", "imageRef": CIRROS, "flavorRef": SMALL}}
     response = await client.post(SERVERS, json=body)
     return str(response.json()["server"]["id"])
 
@@ -54,7 +55,7 @@ async def run(client: httpx.AsyncClient, server_id: str, body: Any) -> tuple[str
     [
         ({"reboot": {"type": "SOFT"}}, "REBOOT", "ACTIVE"),
         ({"reboot": {"type": "HARD"}}, "HARD_REBOOT", "ACTIVE"),
-        ({"rebuild": {"imageRef": "fedora"}}, "REBUILD", "ACTIVE"),
+        ({"rebuild": {"imageRef": CIRROS_V2}}, "REBUILD", "ACTIVE"),
         ({"os-stop": None}, "ACTIVE", "SHUTOFF"),
         ({"pause": None}, "ACTIVE", "PAUSED"),
     ],
@@ -79,7 +80,7 @@ async def test_rebuild_keeps_a_stopped_server_stopped_and_changes_image(
 ) -> None:
     await run(client, server_id, {"os-stop": None})
 
-    response = await act(client, server_id, {"rebuild": {"imageRef": "fedora", "name": "web-9"}})
+    response = await act(client, server_id, {"rebuild": {"imageRef": CIRROS_V2, "name": "web-9"}})
     await settle(client)
     server = (await client.get(f"{SERVERS}/{server_id}")).json()["server"]
 
@@ -87,7 +88,7 @@ async def test_rebuild_keeps_a_stopped_server_stopped_and_changes_image(
     assert response.json()["server"]["status"] == "REBUILD"
     assert (server["status"], server["image"]["id"], server["name"]) == (
         "SHUTOFF",
-        "fedora",
+        CIRROS_V2,
         "web-9",
     )
 

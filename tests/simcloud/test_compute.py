@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from simcloud.config import SimConfig
+from tests.support.cloud_ids import CIRROS, SMALL
 from tests.support.simcloud_server import in_process_simcloud, login
 
 SERVERS = "/compute/v2.1/servers"
@@ -23,7 +24,7 @@ async def client() -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def create(client: httpx.AsyncClient, name: str = "web-1", **extra: Any) -> str:
-    server = {"name": name, "imageRef": "cirros", "flavorRef": "m1.small"} | extra
+    server = {"name": name, "imageRef": CIRROS, "flavorRef": SMALL} | extra
     response = await client.post(SERVERS, json={"server": server})
     assert response.status_code == 202, response.text
     assert response.headers["Location"].endswith(response.json()["server"]["id"])
@@ -64,18 +65,18 @@ async def test_server_builds_then_turns_active_after_build_latency(
     "body",
     [
         {},
-        {"server": {"imageRef": "cirros", "flavorRef": "1"}},
+        {"server": {"imageRef": CIRROS, "flavorRef": "1"}},
         {"server": {"name": "a", "flavorRef": "1"}},
-        {"server": {"name": "a", "imageRef": "cirros"}},
-        {"server": {"name": "", "imageRef": "cirros", "flavorRef": "1"}},
-        {"server": {"name": " padded ", "imageRef": "cirros", "flavorRef": "1"}},
-        {"server": {"name": "a" * 256, "imageRef": "cirros", "flavorRef": "1"}},
-        {"server": {"name": "a", "imageRef": "cirros", "flavorRef": "1", "bogus": 1}},
-        {"server": {"name": "a", "imageRef": "cirros", "flavorRef": "1", "metadata": {"k": 1}}},
-        {"server": {"name": "a", "imageRef": "cirros", "flavorRef": "1", "metadata": {"": "v"}}},
-        {"server": {"name": 7, "imageRef": "cirros", "flavorRef": "1"}},
-        {"server": {"name": "a", "imageRef": "cirros", "flavorRef": "1", "max_count": 2}},
-        {"server": {"name": "a", "imageRef": "cirros", "flavorRef": "1"}, "extra": {}},
+        {"server": {"name": "a", "imageRef": CIRROS}},
+        {"server": {"name": "", "imageRef": CIRROS, "flavorRef": "1"}},
+        {"server": {"name": " padded ", "imageRef": CIRROS, "flavorRef": "1"}},
+        {"server": {"name": "a" * 256, "imageRef": CIRROS, "flavorRef": "1"}},
+        {"server": {"name": "a", "imageRef": CIRROS, "flavorRef": "1", "bogus": 1}},
+        {"server": {"name": "a", "imageRef": CIRROS, "flavorRef": "1", "metadata": {"k": 1}}},
+        {"server": {"name": "a", "imageRef": CIRROS, "flavorRef": "1", "metadata": {"": "v"}}},
+        {"server": {"name": 7, "imageRef": CIRROS, "flavorRef": "1"}},
+        {"server": {"name": "a", "imageRef": CIRROS, "flavorRef": "1", "max_count": 2}},
+        {"server": {"name": "a", "imageRef": CIRROS, "flavorRef": "1"}, "extra": {}},
         [],
     ],
 )

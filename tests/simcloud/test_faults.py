@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from simcloud.config import SimConfig
+from tests.support.cloud_ids import CIRROS
 from tests.support.eventually import eventually
 from tests.support.simcloud_server import in_process_simcloud, login
 
@@ -55,7 +56,7 @@ async def client(sink: Sink) -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture
 async def server_id(client: httpx.AsyncClient) -> str:
-    body = {"server": {"name": "app-1", "imageRef": "cirros", "flavorRef": "1"}}
+    body = {"server": {"name": "app-1", "imageRef": CIRROS, "flavorRef": "1"}}
     return str((await client.post(SERVERS, json=body)).json()["server"]["id"])
 
 
@@ -105,7 +106,7 @@ async def test_fault_persists_through_actions_that_do_not_cure_it(
     after_start = await status(client, server_id)
     assert await act(client, server_id, {"reboot": {"type": "HARD"}}) == 202
     after_reboot = await status(client, server_id)
-    assert await act(client, server_id, {"rebuild": {"imageRef": "cirros"}}) == 202
+    assert await act(client, server_id, {"rebuild": {"imageRef": CIRROS}}) == 202
     after_rebuild = await status(client, server_id)
 
     assert (after_start, after_reboot, after_rebuild) == ("SHUTOFF", "SHUTOFF", "ACTIVE")
@@ -117,7 +118,7 @@ async def test_rebuild_that_does_not_cure_an_error_fault_emits_rebuild_error(
 ) -> None:
     await fault(client, server_id, "error", "RECREATE")
 
-    assert await act(client, server_id, {"rebuild": {"imageRef": "cirros"}}) == 202
+    assert await act(client, server_id, {"rebuild": {"imageRef": CIRROS}}) == 202
     assert await act(client, server_id, {"reboot": {"type": "HARD"}}) == 202
 
     assert await status(client, server_id) == "ERROR"
@@ -141,7 +142,7 @@ async def test_app_failing_fault_fails_app_health_until_cured(
     healthy = await client.get("/sim/apps/app-1/health")
     await fault(client, server_id, "app_failing", "REBOOT")
     failing = await client.get("/sim/apps/app-1/health")
-    await act(client, server_id, {"rebuild": {"imageRef": "cirros"}})
+    await act(client, server_id, {"rebuild": {"imageRef": CIRROS}})
     still = await client.get("/sim/apps/app-1/health")
     await act(client, server_id, {"reboot": {"type": "SOFT"}})
     cured = await client.get("/sim/apps/app-1/health")
@@ -246,7 +247,7 @@ async def test_lost_response_creates_the_server_yet_answers_the_error(
         "max_errors": 1,
     }
     await client.post("/sim/api-faults", json=settings)
-    body = {"server": {"name": "lost-1", "imageRef": "cirros", "flavorRef": "1"}}
+    body = {"server": {"name": "lost-1", "imageRef": CIRROS, "flavorRef": "1"}}
 
     lost = await client.post(SERVERS, json=body)
     listed = (await client.get(SERVERS, params={"name": "^lost-1$"})).json()["servers"]
@@ -318,7 +319,7 @@ async def test_unreachable_receiver_never_breaks_requests() -> None:
     config = SimConfig(notify_url="http://receiver/notifications")
     async with in_process_simcloud(config, notify_transport=httpx.MockTransport(refuse)) as client:
         client.headers.update(await login(client))
-        body = {"server": {"name": "n", "imageRef": "cirros", "flavorRef": "1"}}
+        body = {"server": {"name": "n", "imageRef": CIRROS, "flavorRef": "1"}}
         server_id = (await client.post(SERVERS, json=body)).json()["server"]["id"]
 
         stop = await act(client, server_id, {"os-stop": None})

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.cloud_ids import CIRROS
 from tests.support.simcloud_server import in_process_simcloud, login
 
 POOL = "/load-balancer/v2/lbaas/pools/pool-1/members"
@@ -21,7 +22,7 @@ async def client() -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def create(client: httpx.AsyncClient, name: str, metadata: dict[str, str]) -> dict[str, Any]:
-    body = {"server": {"name": name, "imageRef": "cirros", "flavorRef": "1", "metadata": metadata}}
+    body = {"server": {"name": name, "imageRef": CIRROS, "flavorRef": "1", "metadata": metadata}}
     server_id = (await client.post("/compute/v2.1/servers", json=body)).json()["server"]["id"]
     server: dict[str, Any] = (await client.get(f"/compute/v2.1/servers/{server_id}")).json()[
         "server"

@@ -14,6 +14,7 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from activities.compute import ComputeActivities
     from domain.cluster.nodes import NodeState, NodeStatus, node_status_from_server
+    from domain.cluster.profiles import block_devices, network_requests, nova_metadata
     from domain.events import node_event
     from domain.projection import ChangeSet, NodeSnapshot
     from domain.servers import ServerRequest
@@ -189,18 +190,32 @@ async def adopt_lost_server(node: NodeState, request: ServerRequest) -> NodeStat
 def server_request(
     profile: dict[str, Any], cluster_id: str, node: NodeState, *, request_id: str
 ) -> ServerRequest:
-    """The server a node runs on, from its profile; tagged so it can be traced back."""
+    """The server a node runs on, from its profile, as Senlin's `ServerProfile.do_create`
+    asks Nova for it; tagged so it can be traced back.
+
+    Unlike Senlin, a profile's `name` is not the server's: a server is always named after
+    its node (`{nodename}` URLs and the search for a lost create rely on it).
+    """
     props = profile.get("properties", {})
     return ServerRequest(
         name=node.name,
-        image=props.get("image", ""),
-        flavor=props.get("flavor", ""),
+        image=props.get("image") or None,
+        flavor=str(props.get("flavor", "")),
         metadata={
-            **props.get("metadata", {}),
+            **nova_metadata(props.get("metadata")),
             "warden_cluster": cluster_id,
             "warden_node": node.node_id,
         },
         request_id=request_id,
+        networks=network_requests(props.get("networks")),
+        key_name=props.get("key_name") or None,
+        user_data=props.get("user_data"),
+        availability_zone=props.get("availability_zone") or None,
+        security_groups=tuple(str(group) for group in props.get("security_groups") or ()),
+        scheduler_hints=dict(props.get("scheduler_hints") or {}),
+        block_device_mapping_v2=block_devices(props.get("block_device_mapping_v2")),
+        config_drive=props.get("config_drive"),
+        admin_pass=props.get("admin_pass") or None,
     )
 
 

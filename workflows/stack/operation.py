@@ -231,6 +231,8 @@ class StackOperationWorkflow(StackWalk):
         base = old if replacing and old else fresh
         self._set(base, action, Status.IN_PROGRESS, progress)
         try:
+            if replacing and old is not None:
+                await handler_for(old.type).prepare_for_replace(self, old)
             applied = await handler_for(rtype).create(self, name, props, fresh.resource_id)
         except ResourceFailed as err:
             if err.physical_id:

@@ -98,15 +98,63 @@ def test_a_type_is_found_by_its_versioned_or_bare_name() -> None:
     assert find_type(PROFILE_TYPES, "os.nova.server", "profile_type").name == "os.nova.server"
     with pytest.raises(NotFound, match=r"The profile_type 'os.heat.stack-1.0' could not be found"):
         find_type(PROFILE_TYPES, "os.heat.stack-1.0", "profile_type")
+    assert find_type(PROFILE_TYPES, "os.nova.server-1.1", "profile_type").version == "1.1"
+    # Senlin's 1.2 (a block device's `volume_type`) was never registered as a plugin.
     with pytest.raises(NotFound):
         find_type(PROFILE_TYPES, "os.nova.server-1.2", "profile_type")
 
 
 def test_lists_before_and_from_microversion_1_5() -> None:
-    [server] = PROFILE_TYPES
-    assert server.listed(versioned=False) == {"name": "os.nova.server-1.0"}
-    assert server.listed(versioned=True) == {
-        "name": "os.nova.server",
-        "version": "1.0",
-        "support_status": {"1.0": [{"status": "SUPPORTED", "since": "2016.04"}]},
+    assert [t.listed(versioned=False) for t in PROFILE_TYPES] == [
+        {"name": "os.nova.server-1.0"},
+        {"name": "os.nova.server-1.1"},
+    ]
+    # Each entry carries its own version's status, as Senlin's `Registry.get_types`.
+    assert [t.listed(versioned=True) for t in PROFILE_TYPES] == [
+        {
+            "name": "os.nova.server",
+            "version": "1.0",
+            "support_status": {"1.0": [{"status": "SUPPORTED", "since": "2016.04"}]},
+        },
+        {
+            "name": "os.nova.server",
+            "version": "1.1",
+            "support_status": {"1.1": [{"status": "SUPPORTED", "since": "2023.04"}]},
+        },
+    ]
+
+
+def test_a_shown_type_has_the_status_of_every_version_as_senlin_s_versions() -> None:
+    server = find_type(PROFILE_TYPES, "os.nova.server-1.1", "profile_type")
+    assert server.shown(versioned=True)["support_status"] == {
+        "1.0": [{"status": "SUPPORTED", "since": "2016.04"}],
+        "1.1": [{"status": "SUPPORTED", "since": "2023.04"}],
     }
+    deletion = find_type(POLICY_TYPES, "senlin.policy.deletion-1.1", "policy_type")
+    assert deletion.shown(versioned=True)["support_status"] == deletion.support_status()
+
+
+def test_both_server_versions_show_senlin_s_whole_property_set() -> None:
+    senlin_keys = {
+        "context", "admin_pass", "auto_disk_config", "availability_zone",
+        "block_device_mapping_v2", "config_drive", "flavor", "image", "key_name",
+        "metadata", "name", "networks", "personality", "security_groups", "user_data",
+        "scheduler_hints",
+    }  # fmt: skip
+    for spec_type in PROFILE_TYPES:
+        schema = spec_type.shown(versioned=False)["schema"]
+        assert set(schema) == senlin_keys
+        assert [k for k, v in schema.items() if v["required"]] == ["flavor"]
+        assert schema["auto_disk_config"]["default"] is True
+        network = schema["networks"]["schema"]["*"]["schema"]
+        assert set(network) == {
+            "network", "port", "vnic_type", "fixed_ip", "security_groups",
+            "floating_network", "floating_ip", "subnet",
+        }  # fmt: skip
+        assert network["security_groups"]["type"] == "List"
+        bdm = schema["block_device_mapping_v2"]["schema"]["*"]["schema"]
+        assert {k for k, v in bdm.items() if v["required"]} == {
+            "source_type",
+            "destination_type",
+            "volume_size",
+        }

@@ -87,12 +87,16 @@ def test_static_properties_apply_parameters_and_keep_resource_references() -> No
         )
     )
     params = resolve_parameters(template, {"count": 1})
-    assert static_properties(template.resources["web"], params) == {
+    web = static_properties(template.resources["web"], params)
+    assert {k: web[k] for k in ("image", "flavor", "name", "metadata")} == {
         "image": "cirros",
         "flavor": "m1.small",
         "name": {"list_join": ["-", ["m1.small", {"get_attr": ["key", "value"]}]]},
         "metadata": {"zone": "az1/az2"},
     }
+    # Heat's defaults are filled in (so a later default change shows as a change).
+    assert web["image_update_policy"] == "REBUILD"
+    assert web["user_data_format"] == "HEAT_CFNTOOLS"
     assert static_properties(template.resources["key"], params) == {
         "length": 32,
         "sequence": "lettersdigits",

@@ -91,8 +91,8 @@ def test_load_rejects_malformed_documents(raw: Any, message: str) -> None:
 
 def test_load_rejects_unknown_resource_type_with_heat_wording() -> None:
     rejects(
-        hot({"x": {"type": "OS::Neutron::Net"}}),
-        "resources.x.type: The Resource Type (OS::Neutron::Net) could not be found.",
+        hot({"x": {"type": "OS::Trove::Instance"}}),
+        "resources.x.type: The Resource Type (OS::Trove::Instance) could not be found.",
     )
 
 
@@ -149,7 +149,7 @@ SCHEMA_CASES: list[tuple[Any, ...]] = [
             "type": "OS::Heat::AutoScalingGroup",
             "properties": {"min_size": 0, "max_size": 2, "resource": {"type": SERVER}},
         },
-        "resources.r.properties.resource.properties.image: property is required",
+        "resources.r.properties.resource.properties.flavor: property is required",
     ),
 ]
 

@@ -21,6 +21,9 @@ from domain.stack.types import random_string, scaling_policy, server, test_resou
 
 def test_registry_keys_are_the_type_names_heat_uses() -> None:
     assert sorted(RESOURCE_TYPES) == [
+        "OS::Cinder::Volume",
+        "OS::Cinder::VolumeAttachment",
+        "OS::Glance::WebImage",
         "OS::Heat::AutoScalingGroup",
         "OS::Heat::None",
         "OS::Heat::RandomString",
@@ -28,6 +31,16 @@ def test_registry_keys_are_the_type_names_heat_uses() -> None:
         "OS::Heat::ScalingPolicy",
         "OS::Heat::Stack",
         "OS::Heat::TestResource",
+        "OS::Neutron::FloatingIP",
+        "OS::Neutron::FloatingIPAssociation",
+        "OS::Neutron::Net",
+        "OS::Neutron::Port",
+        "OS::Neutron::Router",
+        "OS::Neutron::RouterInterface",
+        "OS::Neutron::SecurityGroup",
+        "OS::Neutron::SecurityGroupRule",
+        "OS::Neutron::Subnet",
+        "OS::Nova::KeyPair",
         "OS::Nova::Server",
     ]
     assert all(name == t.name for name, t in RESOURCE_TYPES.items())

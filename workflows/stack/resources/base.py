@@ -86,6 +86,10 @@ class ResourceHandler:
         """Apply new properties in place (only those the type's schema allows to change)."""
         return unchanged(current)
 
+    async def prepare_for_replace(self, ctx: NestedContext, old: ResourceState) -> None:
+        """Free what the replacement will take over from `old` (Heat's
+        `prepare_for_replace`: a server's ports); `old` itself is deleted afterwards."""
+
     async def delete(
         self, ctx: NestedContext, physical_id: str | None, props: dict[str, Any]
     ) -> None:

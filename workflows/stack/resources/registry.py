@@ -21,15 +21,28 @@ with workflow.unsafe.imports_passed_through():
         server,
         test_resource,
     )
+    from domain.stack.types.cinder import volume
+    from domain.stack.types.glance import web_image
+    from domain.stack.types.neutron import floating_ip, net, port, router, security_group, subnet
+    from domain.stack.types.nova import keypair
     from workflows.stack.nested import NestedContext
+    from workflows.stack.resources.api_object import ApiObjectHandler
     from workflows.stack.resources.base import ResourceHandler
+    from workflows.stack.resources.images import WebImageHandler
+    from workflows.stack.resources.keypair import KeypairHandler
     from workflows.stack.resources.nested_stack import NestedStackHandler
+    from workflows.stack.resources.neutron import (
+        FloatingIPAssociationHandler,
+        RouterInterfaceHandler,
+        SecurityGroupHandler,
+    )
     from workflows.stack.resources.random_string import RandomStringHandler
     from workflows.stack.resources.resource_group import ResourceGroupHandler
     from workflows.stack.resources.scaling_group import ScalingGroupHandler
     from workflows.stack.resources.scaling_policy import ScalingPolicyHandler
     from workflows.stack.resources.server import ServerHandler
     from workflows.stack.resources.test_resource import TestResourceHandler
+    from workflows.stack.resources.volumes import VolumeAttachmentHandler, VolumeHandler
 
 HANDLERS: Final[dict[str, ResourceHandler]] = {
     random_string.NAME: RandomStringHandler(),
@@ -39,6 +52,19 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     scaling_group.NAME: ScalingGroupHandler(),
     scaling_policy.NAME: ScalingPolicyHandler(),
     resource_group.NAME: ResourceGroupHandler(),
+    keypair.NAME: KeypairHandler(),
+    net.NAME: ApiObjectHandler(net.API),
+    subnet.NAME: ApiObjectHandler(subnet.API),
+    port.NAME: ApiObjectHandler(port.API),
+    security_group.NAME: SecurityGroupHandler(),
+    security_group.RULE_NAME: ApiObjectHandler(security_group.RULE_API),
+    floating_ip.NAME: ApiObjectHandler(floating_ip.API),
+    floating_ip.ASSOCIATION_NAME: FloatingIPAssociationHandler(),
+    router.NAME: ApiObjectHandler(router.API),
+    router.INTERFACE_NAME: RouterInterfaceHandler(),
+    volume.NAME: VolumeHandler(),
+    volume.ATTACHMENT_NAME: VolumeAttachmentHandler(),
+    web_image.NAME: WebImageHandler(),
 }
 _NO_PHYSICAL_SIDE: Final = ResourceHandler()
 

@@ -11,12 +11,19 @@ from typing import Any, ClassVar
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from activities.cloud_objects import CloudObjectActivities
     from activities.compute import ComputeActivities
     from activities.recovery import RecoveryActivities
+    from domain.cloud_objects import CloudAction, CloudObject, CloudRef
     from domain.cluster.recovery import RebuildRequest
     from domain.servers import ServerInfo, ServerRequest
     from domain.stack.state import LockLevel, ResourceState, StackLock
-    from domain.stack.types.server import needs_rebuild, server_attributes, server_request
+    from domain.stack.types.server import (
+        needs_rebuild,
+        server_attributes,
+        server_request,
+        user_ports,
+    )
     from workflows.stack.nested import NestedContext
     from workflows.stack.resources.base import (
         Applied,
@@ -75,6 +82,25 @@ class ServerHandler(ResourceHandler):
         rebuild = RebuildRequest(physical_id=pid, image=str(props["image"]))
         await call_activity(RecoveryActivities.rebuild_server, rebuild)
         return _applied(await _wait_active(pid))
+
+    async def prepare_for_replace(self, ctx: NestedContext, old: ResourceState) -> None:
+        """Detach the ports the template gave the old server, so its replacement can
+        bind them (Heat detaches them the same way before it replaces a server)."""
+        if not old.physical_id:
+            return
+        for port in user_ports(old.resolved):
+            found: CloudObject | None = await call_activity(
+                CloudObjectActivities.find_cloud_object, CloudRef(kind="port", id=port)
+            )
+            if found is None:
+                continue
+            detach = CloudAction(
+                ref=CloudRef(kind="server", id=old.physical_id),
+                method="DELETE",
+                suffix=f"/os-interface/{found.id}",
+                tolerate=(404,),
+            )
+            await call_activity(CloudObjectActivities.act_on_cloud_object, detach)
 
     async def delete(
         self, ctx: NestedContext, physical_id: str | None, props: dict[str, Any]

@@ -1,0 +1,1 @@
+"""Heat's `OS::Cinder::*` types: volumes and their attachments to servers."""

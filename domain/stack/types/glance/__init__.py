@@ -1,0 +1,1 @@
+"""Heat's `OS::Glance::*` types: images imported from a URL."""

@@ -1,0 +1,1 @@
+"""Heat's `OS::Nova::*` types beside the server: keypairs."""

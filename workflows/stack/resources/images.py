@@ -1,0 +1,46 @@
+"""`OS::Glance::WebImage`: create the image record, import its URL, wait for `active`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.cloud_objects import CloudObjectActivities
+    from domain.cloud_objects import CloudAction, CloudCreate, CloudObject
+    from domain.stack.types.api_object import physical_name
+    from domain.stack.types.glance import web_image
+    from workflows.stack.nested import NestedContext
+    from workflows.stack.resources.api_object import ApiObjectHandler
+    from workflows.stack.resources.base import Applied, ResourceFailed, call_activity
+
+
+class WebImageHandler(ApiObjectHandler):
+    """An image Glance downloads from `location` (`web-download` import)."""
+
+    def __init__(self) -> None:
+        super().__init__(web_image.API)
+
+    async def create(
+        self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
+    ) -> Applied:
+        """Create the image, start its import unless it is past `queued`, wait."""
+        request = self.api.body(props, physical_name(ctx.parent().name, name, resource_id))
+        create = CloudCreate(
+            kind="image", body=request.body, lookups=request.lookups, request_id=resource_id
+        )
+        made: CloudObject = await call_activity(CloudObjectActivities.create_cloud_object, create)
+        if made.body.get("status") == "queued":
+            action = CloudAction(
+                ref=made.ref(),
+                method="POST",
+                suffix="/import",
+                body=web_image.import_request(props).body,
+                tolerate=(409,),
+            )
+            try:
+                await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+            except ResourceFailed as err:
+                raise ResourceFailed(err.reason, made.id) from err
+        return self.applied(await self.ready(made))

@@ -1,0 +1,170 @@
+"""Neutron types with more than one call: a security group's rules, a router's
+interfaces, a floating IP's association."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.cloud_objects import CloudObjectActivities
+    from domain.cloud_objects import CloudAction, CloudCreate, CloudObject, CloudRef, CloudUpdate
+    from domain.errors import InvalidRequest
+    from domain.stack.state import ResourceState
+    from domain.stack.types.neutron import floating_ip, router, security_group
+    from workflows.stack.nested import NestedContext
+    from workflows.stack.resources.api_object import ApiObjectHandler
+    from workflows.stack.resources.base import (
+        Applied,
+        ResourceFailed,
+        ResourceHandler,
+        call_activity,
+    )
+
+
+class SecurityGroupHandler(ApiObjectHandler):
+    """A group, then its rules; the first egress rule removes the default egress rules."""
+
+    def __init__(self) -> None:
+        super().__init__(security_group.API)
+
+    async def create(
+        self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
+    ) -> Applied:
+        """Create the group and its rules."""
+        applied = await super().create(ctx, name, props, resource_id)
+        group_id = str(applied.physical_id)
+        try:
+            await self._set_rules(group_id, list(props.get("rules") or []), resource_id)
+        except ResourceFailed as err:
+            raise ResourceFailed(err.reason, group_id) from err
+        return applied
+
+    async def update(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> Applied:
+        """Name and description in place; new rules replace all the old ones, as in Heat."""
+        applied = await super().update(ctx, current, props)
+        rules = list(props.get("rules") or [])
+        if current.physical_id and rules != list(current.resolved.get("rules") or []):
+            await self._set_rules(
+                current.physical_id, rules, f"{current.resource_id}-{workflow.uuid4()}", True
+            )
+        return applied
+
+    async def _set_rules(
+        self, group_id: str, rules: list[dict[str, Any]], request_id: str, replace: bool = False
+    ) -> None:
+        ref = CloudRef(kind="security_group", id=group_id)
+        shown: CloudObject | None = await call_activity(
+            CloudObjectActivities.show_cloud_object, ref
+        )
+        existing = list((shown.body if shown else {}).get("security_group_rules") or [])
+        drop_egress = security_group.has_egress(rules)
+        for rule in existing:
+            if replace or (drop_egress and rule.get("direction") == "egress"):
+                await call_activity(
+                    CloudObjectActivities.delete_cloud_object,
+                    CloudRef(kind="security_group_rule", id=str(rule["id"])),
+                )
+        for i, rule in enumerate(rules):
+            request = security_group.rule_request(rule, group_id)
+            create = CloudCreate(
+                kind="security_group_rule",
+                body=request.body,
+                lookups=request.lookups,
+                request_id=f"{request_id}-rule-{i}",
+            )
+            await call_activity(CloudObjectActivities.create_cloud_object, create)
+
+
+class RouterInterfaceHandler(ResourceHandler):
+    """`add_router_interface` on create, `remove_router_interface` on delete."""
+
+    pure = False
+
+    async def create(
+        self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
+    ) -> Applied:
+        """Attach the subnet or port to the router (both may be given by name)."""
+        try:
+            request = router.interface_request(props)
+        except InvalidRequest as err:
+            raise ResourceFailed(err.message) from err
+        action = CloudAction(
+            ref=CloudRef(kind="router", id=str(props["router"])),
+            suffix="/add_router_interface",
+            body=request.body,
+            lookups=request.lookups,
+            find_target=True,
+        )
+        done: dict[str, Any] = await call_activity(
+            CloudObjectActivities.act_on_cloud_object, action
+        )
+        answer = done.get("answer") or {}
+        key = "subnet_id" if "subnet_id" in request.body else "port_id"
+        rid = router.interface_id(str(done["target"]), {key: answer.get(key)})
+        return Applied(physical_id=rid, reference=rid, attributes={"show": answer})
+
+    async def delete(
+        self, ctx: NestedContext, physical_id: str | None, props: dict[str, Any]
+    ) -> None:
+        """Detach; a router or interface that is gone counts as detached."""
+        if not physical_id or ":" not in physical_id:
+            return
+        router_id, body = router.parse_interface_id(physical_id)
+        action = CloudAction(
+            ref=CloudRef(kind="router", id=router_id),
+            suffix="/remove_router_interface",
+            body=body,
+            tolerate=(404,),
+        )
+        await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+
+
+class FloatingIPAssociationHandler(ResourceHandler):
+    """Associate a floating IP with a port; delete disassociates."""
+
+    pure = False
+
+    async def create(
+        self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
+    ) -> Applied:
+        """Set the floating IP's port."""
+        request = floating_ip.association_request(props)
+        update = CloudUpdate(
+            ref=CloudRef(kind="floating_ip", id=str(props["floatingip_id"])),
+            changes=request.body,
+            lookups=request.lookups,
+        )
+        updated: CloudObject = await call_activity(
+            CloudObjectActivities.update_cloud_object, update
+        )
+        rid = floating_ip.association_id(updated.id, str(updated.body.get("port_id")))
+        return Applied(physical_id=rid, reference=rid, attributes={"show": updated.body})
+
+    async def update(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> Applied:
+        """Move the association: off the old floating IP, onto the new one."""
+        if current.physical_id and current.resolved.get("floatingip_id") != props.get(
+            "floatingip_id"
+        ):
+            await self.delete(ctx, current.physical_id, current.resolved)
+        return await self.create(ctx, current.name, props, current.resource_id)
+
+    async def delete(
+        self, ctx: NestedContext, physical_id: str | None, props: dict[str, Any]
+    ) -> None:
+        """Clear the floating IP's port (one that is gone counts as cleared)."""
+        if not physical_id or ":" not in physical_id:
+            return
+        fip_id = physical_id.split(":", 1)[0]
+        shown: CloudObject | None = await call_activity(
+            CloudObjectActivities.show_cloud_object, CloudRef(kind="floating_ip", id=fip_id)
+        )
+        if shown is None or not shown.body.get("port_id"):
+            return
+        update = CloudUpdate(ref=shown.ref(), changes={"port_id": None})
+        await call_activity(CloudObjectActivities.update_cloud_object, update)
