@@ -23,7 +23,7 @@ from domain.cloud_objects import (
     CloudWait,
     Lookup,
 )
-from domain.errors import BackendNotFound, WardenError
+from domain.errors import BackendConflict, BackendNotFound, WardenError
 
 
 class ObjectNotReady(Exception):
@@ -31,9 +31,14 @@ class ObjectNotReady(Exception):
 
 
 def application_error(error: WardenError) -> ApplicationError:
-    """The domain error as Temporal sees it: retried only when the domain says so."""
+    """The domain error as Temporal sees it: retried only when the domain says so, or
+    when Octavia answers that a load balancer is immutable while a change is pending
+    (Heat's `octavia_base` waits the same way)."""
+    pending = isinstance(error, BackendConflict) and "immutable" in error.message
     return ApplicationError(
-        error.message, type=type(error).__name__, non_retryable=not error.retryable
+        error.message,
+        type=type(error).__name__,
+        non_retryable=not (error.retryable or pending),
     )
 
 

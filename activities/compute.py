@@ -8,6 +8,7 @@ from temporalio.exceptions import ApplicationError
 from activities.cloud.collections import CollectionClient
 from activities.cloud.compute import ComputeClient, Server
 from activities.server_boot import IdCache, boot_extras, image_and_flavor
+from activities.server_networking import attach_floating_ips, own_ports, release_owned
 from domain.errors import BackendNotFound, WardenError
 from domain.servers import ServerInfo, ServerRequest, ServerStatuses
 
@@ -52,7 +53,8 @@ class ComputeActivities:
         """Create a server (names looked up), or find the one a previous attempt created."""
         try:
             image, flavor = await image_and_flavor(self._objects, request, self._ids)
-            extra = await boot_extras(self._objects, request)
+            ports = await own_ports(self._objects, request)
+            extra = await boot_extras(self._objects, request, ports)
             server = await self._compute.create_server(
                 name=request.name,
                 image=image,
@@ -62,6 +64,8 @@ class ComputeActivities:
                 extra=extra,
                 scheduler_hints=request.scheduler_hints,
             )
+            if ports:
+                await attach_floating_ips(self._objects, request, ports, server.id)
         except WardenError as err:
             raise _to_application_error(err) from err
         return server_info(server, server.status)
@@ -99,11 +103,11 @@ class ComputeActivities:
 
     @activity.defn(name="delete_server")
     async def delete_server(self, physical_id: str) -> None:
-        """Delete a server; one that is already gone counts as deleted."""
+        """Delete a server (and the ports and floating IPs Warden made for it); one that
+        is already gone counts as deleted."""
         try:
             await self._compute.delete_server(physical_id)
-        except BackendNotFound:
-            return
+            await release_owned(self._objects, physical_id)
         except WardenError as err:
             raise _to_application_error(err) from err
 

@@ -8,7 +8,9 @@ from sqlalchemy.engine import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.cloud.collections import CollectionClient
 from activities.cloud.compute import ComputeClient
+from activities.server_networking import release_owned
 from domain.errors import BackendNotFound, WardenError
 from domain.projection import ChangeSet, NodeRemoval
 from store.changes import apply_changes
@@ -22,8 +24,9 @@ MAX_POLL_INTERVAL_S = 2.0
 class NodeActivities:
     """Activities that need both the compute API and the database."""
 
-    def __init__(self, compute: ComputeClient, engine: Engine) -> None:
+    def __init__(self, compute: ComputeClient, objects: CollectionClient, engine: Engine) -> None:
         self._compute = compute
+        self._objects = objects
         self._engine = engine
 
     @activity.defn(name="remove_node")
@@ -45,6 +48,7 @@ class NodeActivities:
 
     async def _delete_and_wait(self, physical_id: str) -> None:
         await self._compute.delete_server(physical_id)
+        await release_owned(self._objects, physical_id)
         interval = POLL_INTERVAL_S
         while True:
             try:

@@ -26,6 +26,7 @@ from temporalio.exceptions import ApplicationError
 from activities.cloud.collections import CollectionClient
 from activities.cloud.compute import ComputeClient, Server
 from activities.server_boot import IdCache, find_id
+from activities.server_networking import release_owned
 from domain.cluster.health import FenceRequest
 from domain.cluster.recovery import (
     RebootRequest,
@@ -211,6 +212,7 @@ class RecoveryActivities:
         try:
             if delete:
                 await self._compute.delete_server(server.id)
+                await release_owned(self._objects, server.id)
             else:
                 await self._compute.stop(server.id)
         except BackendConflict as err:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import time
+from collections.abc import Mapping
 from typing import Any, Final
 
 from activities.cloud.collections import CollectionClient, collection
@@ -75,14 +76,21 @@ async def _nic(objects: CollectionClient, nic: NetworkRequest) -> dict[str, Any]
 
 
 async def networks_body(
-    objects: CollectionClient, networks: tuple[NetworkRequest, ...] | str | None
+    objects: CollectionClient,
+    networks: tuple[NetworkRequest, ...] | str | None,
+    own_ports: Mapping[int, str] | None = None,
 ) -> Any:
-    """Nova's `networks` member: "auto", "none", or one entry per NIC."""
+    """Nova's `networks` member: "auto", "none", or one entry per NIC (a port Warden
+    made for a NIC, from `own_ports`, is passed as that port)."""
     if networks is None:
         return "auto"
     if isinstance(networks, str):
         return networks
-    return [await _nic(objects, nic) for nic in networks]
+    made = own_ports or {}
+    return [
+        {"port": made[i]} if i in made else await _nic(objects, nic)
+        for i, nic in enumerate(networks)
+    ]
 
 
 async def _bdm(objects: CollectionClient, mapping: dict[str, Any]) -> dict[str, Any]:
@@ -93,9 +101,12 @@ async def _bdm(objects: CollectionClient, mapping: dict[str, Any]) -> dict[str, 
     return entry
 
 
-async def boot_extras(objects: CollectionClient, request: ServerRequest) -> dict[str, Any]:
+async def boot_extras(
+    objects: CollectionClient, request: ServerRequest, own_ports: Mapping[int, str] | None = None
+) -> dict[str, Any]:
     """Every member of Nova's `server` object beyond name, image, flavor and metadata."""
-    extra: dict[str, Any] = {"networks": await networks_body(objects, request.networks)}
+    networks = await networks_body(objects, request.networks, own_ports)
+    extra: dict[str, Any] = {"networks": networks}
     optional = {
         "key_name": request.key_name,
         "availability_zone": request.availability_zone,

@@ -5,6 +5,7 @@
     BENCH_SCALE_IN_SIZES=100 uv run python -m bench scale_in
     BENCH_HEALTH_SIZES=100,500 uv run python -m bench health
     uv run python -m bench stacks         # stack create and round trips
+    uv run python -m bench networked      # 100 servers with ports and floating IPs
     uv run python -m bench server_creates # 2,000 creates on a 30 % 5xx cloud
     uv run python -m bench rolling        # a 100-node cluster update in batches of 10
     uv run python -m bench store          # the projection's writes, in process
@@ -23,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cloud, health, report, rolling, scale_in, server_creates, stacks, store
+from bench import cloud, health, networked, report, rolling, scale_in, server_creates, stacks, store
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -33,6 +34,7 @@ BENCHMARKS: dict[str, tuple[Callable[[], Awaitable[dict[str, Any]]], Callable[..
     "scale_in": (scale_in.run, scale_in.table),
     "health": (health.run, health.table),
     "stacks": (stacks.run, stacks.table),
+    "networked": (networked.run, networked.table),
     "server_creates": (server_creates.run, server_creates.table),
     "rolling": (rolling.run, rolling.table),
     "store": (store.run, store.table),

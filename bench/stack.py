@@ -165,6 +165,10 @@ def _worker_envs(env: dict[str, str]) -> dict[str, dict[str, str]]:
     return envs
 
 
+#: simcloud options lifting the Neutron quotas a benchmark's thousands of servers pass.
+NO_NETWORK_QUOTAS = ("--network-quota", "port=-1", "--network-quota", "floatingip=-1")
+
+
 def _procs(env: dict[str, str], var: Path, simcloud_args: Sequence[str]) -> dict[str, Proc]:
     """simcloud, the workers and the API (not started), each logging to a file in `var`."""
     sim = ["-m", "simcloud", "--port", env["WARDEN_SIMCLOUD_PORT"], "--log-level", "warning"]
@@ -172,10 +176,10 @@ def _procs(env: dict[str, str], var: Path, simcloud_args: Sequence[str]) -> dict
     api += ["--port", env["WARDEN_API_PORT"], "--log-level", "warning"]
     return {
         # Every server the API makes holds a Neutron port: the benchmarks make thousands,
-        # past Neutron's default quota of 500.
+        # past Neutron's default quotas (500 ports, 50 floating IPs).
         "simcloud": Proc(
             "simcloud",
-            [PYTHON, *sim, "--network-quota", "port=-1", *simcloud_args],
+            [PYTHON, *sim, *NO_NETWORK_QUOTAS, *simcloud_args],
             env,
             var / "simcloud.log",
         ),

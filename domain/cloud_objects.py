@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: A place in a request body: keys and list indexes, e.g. ("fixed_ips", 0, "subnet_id").
+#: A place in a request body: keys and list indexes, e.g. ("fixed_ips", 0, "subnet_id");
+#: empty for a lookup that is not put in a body (a parent's id).
 BodyPath = tuple[str | int, ...]
 
 

@@ -19,9 +19,9 @@ from simcloud import (
     image,
     interfaces,
     keypairs,
-    loadbalancer,
     messaging,
     network,
+    octavia,
     volume,
     volume_attachments,
 )
@@ -71,7 +71,7 @@ def create_app(
         image,
         volume,
         messaging,
-        loadbalancer,
+        octavia,
     )
     for module in (*services, apps, faults, control):
         app.include_router(module.router)

@@ -23,6 +23,7 @@ from config.settings import simulated_project_id
 from simcloud.config import SimConfig
 from simcloud.image.state import ImageState
 from simcloud.network.state import NetworkState
+from simcloud.octavia.state import OctaviaState
 from simcloud.volume.state import VolumeState
 
 
@@ -103,20 +104,6 @@ class QueuedMessage:
 
 
 @dataclass(slots=True)
-class MemberRecord:
-    """An Octavia pool member added through the API."""
-
-    id: str
-    pool_id: str
-    name: str
-    address: str
-    protocol_port: int
-    weight: int
-    admin_state_up: bool
-    created_at: float
-
-
-@dataclass(slots=True)
 class KeypairRecord:
     """One user's key pair."""
 
@@ -179,7 +166,7 @@ class SimState:
         self.by_address: dict[str, str] = {}
         self.tokens: dict[str, Token] = {}
         self.queues: dict[str, deque[QueuedMessage]] = {}
-        self.members: dict[str, dict[str, MemberRecord]] = {}
+        self.octavia = OctaviaState()
         self.api_faults = ApiFaults()
         self.network = NetworkState()
         self.images = ImageState(self.config)
@@ -231,8 +218,8 @@ class SimState:
         self.by_name.setdefault(name, set()).add(record.id)
 
     def pool_ids(self) -> set[str]:
-        """Pools that exist: those with API members or named in server metadata."""
-        pools = set(self.members)
+        """Pools that exist: Octavia's, those with API members, those named in metadata."""
+        pools = set(self.octavia.pools) | set(self.octavia.members)
         pools.update(
             s.metadata["lb_pool_id"] for s in self.servers.values() if "lb_pool_id" in s.metadata
         )

@@ -67,7 +67,7 @@ async def serving_activities(
         listing_max_age_s=settings.health_listing_max_age_s,
     )
     compute = ComputeActivities(cloud.compute, cloud.collections)
-    nodes = NodeActivities(cloud.compute, engine)
+    nodes = NodeActivities(cloud.compute, cloud.collections, engine)
     recovery = RecoveryActivities(cloud.compute, cloud.collections)
     objects = CloudObjectActivities(cloud.collections)
     keypairs = KeypairActivities(cloud.collections)

@@ -60,7 +60,8 @@ def _neutron(kind: str, path: str, key: str, label: str) -> Collection:
 
 
 def _octavia(kind: str, path: str, key: str) -> Collection:
-    return Collection(kind, "load-balancer", f"/v2/lbaas/{path}", key, path, kind)
+    plural = path.rsplit("/", 1)[-1]
+    return Collection(kind, "load-balancer", f"/v2/lbaas/{path}", key, plural, kind)
 
 
 COLLECTIONS: Final[dict[str, Collection]] = {
@@ -122,6 +123,9 @@ COLLECTIONS: Final[dict[str, Collection]] = {
         _octavia("pool", "pools", "pool"),
         _octavia("member", "pools/{parent}/members", "member"),
         _octavia("healthmonitor", "healthmonitors", "healthmonitor"),
+        Collection(
+            "lb_flavor", "load-balancer", "/v2/lbaas/flavors", "flavor", "flavors", "flavor"
+        ),
     )
 }
 

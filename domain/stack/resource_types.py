@@ -32,6 +32,7 @@ from domain.stack.types.cinder import volume
 from domain.stack.types.glance import web_image
 from domain.stack.types.neutron import floating_ip, net, port, router, security_group, subnet
 from domain.stack.types.nova import keypair
+from domain.stack.types.octavia import resources as octavia
 
 __all__ = [
     "AUTO_SCALING_GROUP",
@@ -85,6 +86,7 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         volume.TYPE,
         volume.ATTACHMENT_TYPE,
         web_image.TYPE,
+        *(api.rtype for api in octavia.ALL),
     )
 }
 

@@ -11,12 +11,15 @@ from temporalio.testing import ActivityEnvironment
 from activities.cloud import CloudSession
 from activities.cloud.collections import collection, json_patch, marker_tag
 from activities.cloud_objects import CloudObjectActivities
+from activities.compute import ComputeActivities
 from activities.keypairs import KeypairActivities, key_from_seed
 from activities.server_boot import IdCache, find_id
 from domain.cloud_objects import CloudAction, CloudCreate, CloudRef, CloudWait, Lookup
 from domain.errors import BackendConflict, BackendNotFound
+from domain.servers import NetworkRequest, ServerRequest
 from domain.stack.types.nova.keypair import KeypairRequest
 from tests.support.cloud_ids import CIRROS
+from tests.support.networks import route_private_to_public
 from tests.support.simcloud_server import SimControl
 
 
@@ -127,3 +130,53 @@ def test_glance_patches_replace_what_is_there_and_add_what_is_not() -> None:
         {"op": "add", "path": "/hw_disk_bus", "value": "scsi"},
         {"op": "remove", "path": "/name"},
     ]
+
+
+async def test_a_nic_with_its_own_groups_and_floating_network_gets_ports_made_and_freed(
+    cloud: CloudSession,
+) -> None:
+    await route_private_to_public(cloud)
+    objects = cloud.collections
+    group = await objects.create(collection("security_group"), {"name": "web"})
+    compute = ComputeActivities(cloud.compute, objects)
+    nics = (
+        NetworkRequest(network="private", security_groups=("web",), floating_network="public"),
+        NetworkRequest(network="private"),
+    )
+    request = ServerRequest(
+        name="node-1", image="cirros", flavor="m1.tiny", request_id="node-1", networks=nics
+    )
+
+    made = await ActivityEnvironment().run(compute.create_server, request)
+    again = await ActivityEnvironment().run(compute.create_server, request)  # a retry
+
+    assert again.physical_id == made.physical_id
+    ports = await objects.list(collection("port"), {"device_id": made.physical_id})
+    (own,) = [p for p in ports if "warden-owned" in p["tags"]]
+    assert own["security_groups"] == [group["id"]]
+    (fip,) = await objects.list(collection("floating_ip"), {"port_id": own["id"]})
+    server = await cloud.compute.get_server(made.physical_id)
+    assert fip["floating_ip_address"] in server.ip_addresses
+    assert len(ports) == 2  # the second NIC's port is Nova's own
+
+    await ActivityEnvironment().run(compute.delete_server, made.physical_id)
+    assert await objects.list(collection("floating_ip"), {"port_id": own["id"]}) == []
+    assert await objects.list(collection("port"), {"tags": "warden-owned"}) == []
+
+
+async def test_a_server_that_goes_to_error_fails_with_nova_s_fault_message(
+    cloud: CloudSession, sim: SimControl
+) -> None:
+    compute = ComputeActivities(cloud.compute, cloud.collections)
+    request = ServerRequest(name="n-1", image="cirros", flavor="m1.tiny", request_id="n-1")
+    made = await ActivityEnvironment().run(compute.create_server, request)
+    await sim.fault(made.physical_id, "error")
+
+    with pytest.raises(ApplicationError) as failed:
+        await ActivityEnvironment().run(compute.wait_server_active, made.physical_id)
+
+    # Nova's `fault.message` is the reason an operator needs, not just the status.
+    assert failed.value.message == (
+        f"Server {made.physical_id} went to ERROR instead of ACTIVE: Simulated fault"
+    )
+    assert failed.value.non_retryable

@@ -93,6 +93,19 @@ CASES: dict[str, tuple[dict[str, Any], str | None]] = {
         "server1",
     ),
     "resource_group__volume_with_attachment.yaml": ({"instance_id": "{server}"}, None),
+    "lb_server.yaml": (
+        {
+            "image": "cirros",
+            "key_name": "demo",
+            "flavor": "m1.small",
+            "pool_id": "{pool}",
+            "user_data": "#!/bin/sh\necho hello",
+            "metadata": {"role": "web"},
+            "network": "private",
+            "subnet": "private-subnet",
+        },
+        "server",
+    ),
 }
 
 
@@ -102,8 +115,8 @@ def test_every_corpus_template_has_a_case() -> None:
 
 async def prepare_cloud(warden: InProcessWarden) -> dict[str, str]:
     """What the user has before the stack: a keypair, the image the F18 templates allow,
-    a router to the public network on the project's subnet, a server; the ids the
-    templates take as parameters."""
+    a router to the public network on the project's subnet, a server, a load balancer
+    with a pool; the ids the templates take as parameters."""
     objects = warden.cloud.collections
     await objects.create(collection("keypair"), {"name": "demo", "public_key": KEY})
     image = {"name": "F18-x86_64-cfntools", "disk_format": "qcow2", "container_format": "bare"}
@@ -132,7 +145,12 @@ async def prepare_cloud(warden: InProcessWarden) -> dict[str, str]:
     server = await warden.cloud.compute.create_server(
         "existing", (await objects.find(collection("image"), "cirros"))["id"], "1"
     )
-    return ids | {"server": server.id}
+    lb = await objects.create(collection("loadbalancer"), {"vip_subnet_id": ids["private-subnet"]})
+    listener = {"loadbalancer_id": lb["id"], "protocol": "HTTP", "protocol_port": 80}
+    listener = await objects.create(collection("listener"), listener)
+    pool = {"listener_id": listener["id"], "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"}
+    pool = await objects.create(collection("pool"), pool)
+    return ids | {"server": server.id, "pool": str(pool["id"])}
 
 
 def parameters(raw: dict[str, Any], ids: dict[str, str]) -> dict[str, Any]:
@@ -141,13 +159,14 @@ def parameters(raw: dict[str, Any], ids: dict[str, str]) -> dict[str, Any]:
     }
 
 
-async def counts(warden: InProcessWarden) -> dict[str, int]:
-    """How many objects of each kind the cloud holds."""
+async def counts(warden: InProcessWarden, pool_id: str) -> dict[str, int]:
+    """How many objects of each kind the cloud holds (members: of the prepared pool)."""
     objects = warden.cloud.collections
     found = {
         kind: len(await objects.list(collection(kind)))
         for kind in ("port", "network", "subnet", "floating_ip", "router", "volume")
     }
+    found["member"] = len(await objects.list(collection("member"), parent=pool_id))
     return found | {"server": len(await warden.cloud.compute.list_servers())}
 
 
@@ -169,7 +188,7 @@ async def test_upstream_template_creates_heals_and_deletes(
 ) -> None:
     api = running_warden.api
     ids = await prepare_cloud(running_warden)
-    before = await counts(running_warden)
+    before = await counts(running_warden, ids["pool"])
     raw, marked = CASES[name]
     template = load_yaml((TEMPLATES / name).read_text())
     url = await run_stack(api, name, parameters(raw, ids))
@@ -195,7 +214,7 @@ async def test_upstream_template_creates_heals_and_deletes(
 
     assert (await api.delete(url)).status_code == 204
     assert await settled_deleted(api, url)
-    assert await counts(running_warden) == before  # nothing left behind
+    assert await counts(running_warden, ids["pool"]) == before  # nothing left behind
 
 
 async def settled_deleted(api: httpx.AsyncClient, url: str) -> bool:

@@ -115,3 +115,27 @@ async def test_bad_member_bodies_get_400(client: httpx.AsyncClient, member: Any)
     response = await client.post(POOL, json={"member": member})
 
     assert response.status_code == 400
+
+
+async def test_members_of_a_pool_known_by_its_members_change_at_once(
+    client: httpx.AsyncClient,
+) -> None:
+    server = await create(client, "db-1", {})
+    joined = await create(client, "web-1", {"lb_pool_id": "pool-1"})
+    address = server["addresses"]["private"][0]["addr"]
+    added = await client.post(POOL, json={"member": {"address": address, "protocol_port": 5432}})
+    member_id = added.json()["member"]["id"]
+    joined_id = next(
+        m["id"] for m in (await client.get(POOL)).json()["members"] if m["name"] == joined["name"]
+    )
+
+    updated = await client.put(
+        f"{POOL}/{member_id}", json={"member": {"admin_state_up": False, "weight": 5}}
+    )
+    metadata_member = await client.put(f"{POOL}/{joined_id}", json={"member": {"weight": 5}})
+
+    member = updated.json()["member"]
+    assert added.json()["member"]["provisioning_status"] == "ACTIVE"
+    assert (member["provisioning_status"], member["operating_status"]) == ("ACTIVE", "OFFLINE")
+    assert (member["weight"], member["admin_state_up"]) == (5, False)
+    assert metadata_member.status_code == 404

@@ -50,6 +50,8 @@ class ApiObjectType:
     status_field: str = "status"
     #: Attribute name → the object's field, when they differ.
     attribute_fields: Mapping[str, str] = field(default_factory=dict)
+    #: (property, kind) of the object it lives under (an Octavia member's pool).
+    parent: tuple[str, str] | None = None
 
     def update_request(
         self, before: Mapping[str, Any], after: Mapping[str, Any], name: str

@@ -162,7 +162,7 @@ def test_security_group_rules_are_heat_s_formatted_rules() -> None:
         "remote_group_id": "g1",
     }
     assert security_group.has_egress([{"direction": "egress"}])
-    with pytest.raises(InvalidRequest, match="cannot be assigned the name 'default'"):
+    with pytest.raises(InvalidRequest, match='cannot be assigned the name "default"'):
         checked("OS::Neutron::SecurityGroup", name="default")
 
 
@@ -181,3 +181,23 @@ def test_physical_names_are_heat_s_shape() -> None:
     assert physical_name("web", "net", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0") == (
         "web-net-0f1e2d3c4b5a"
     )
+
+
+def test_a_rules_update_reconciles_as_heat_does_keeping_default_egress() -> None:
+    current: list[dict[str, Any]] = [
+        {"id": "r1", "direction": "egress", "ethertype": "IPv4", "security_group_id": "g"},
+        {"id": "r2", "direction": "egress", "ethertype": "IPv6", "security_group_id": "g"},
+        {"id": "r3", "direction": "ingress", "ethertype": "IPv4", "protocol": "tcp",
+         "port_range_min": 80, "port_range_max": 80, "security_group_id": "g"},
+    ]  # fmt: skip
+    ssh: dict[str, Any] = {
+        "direction": "ingress",
+        "protocol": "tcp",
+        "port_range_min": 22,
+        "port_range_max": 22,
+    }
+    stale, missing = security_group.reconcile([ssh], "g", current)
+    assert stale == ["r3"]  # the egress defaults stay: the rules name no egress
+    assert [m.body["port_range_min"] for m in missing] == [22]
+    stale, missing = security_group.reconcile([{"direction": "egress"}], "g", current)
+    assert sorted(stale) == ["r2", "r3"] and missing == []

@@ -42,6 +42,11 @@ def test_registry_keys_are_the_type_names_heat_uses() -> None:
         "OS::Neutron::Subnet",
         "OS::Nova::KeyPair",
         "OS::Nova::Server",
+        "OS::Octavia::HealthMonitor",
+        "OS::Octavia::Listener",
+        "OS::Octavia::LoadBalancer",
+        "OS::Octavia::Pool",
+        "OS::Octavia::PoolMember",
     ]
     assert all(name == t.name for name, t in RESOURCE_TYPES.items())
 

@@ -13,7 +13,14 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.cloud_objects import CloudObjectActivities
-    from domain.cloud_objects import CloudCreate, CloudObject, CloudRef, CloudUpdate, CloudWait
+    from domain.cloud_objects import (
+        CloudCreate,
+        CloudObject,
+        CloudRef,
+        CloudUpdate,
+        CloudWait,
+        Lookup,
+    )
     from domain.stack.state import ResourceState
     from domain.stack.types.api_object import ApiObjectType, physical_name
     from workflows.stack.nested import NestedContext
@@ -58,6 +65,24 @@ class ApiObjectHandler(ResourceHandler):
             raise ResourceFailed(err.reason, obj.id) from err
         return found
 
+    def _parent_lookup(self, props: dict[str, Any]) -> Lookup | None:
+        if self.api.parent is None:
+            return None
+        prop, kind = self.api.parent
+        return Lookup(path=(), kind=kind, ref=str(props[prop]))
+
+    async def ref(self, physical_id: str, props: dict[str, Any]) -> CloudRef | None:
+        """The object's reference; None when the object it lives under is gone."""
+        if self.api.parent is None:
+            return CloudRef(kind=self.api.kind, id=physical_id)
+        prop, kind = self.api.parent
+        parent: CloudObject | None = await call_activity(
+            CloudObjectActivities.find_cloud_object, CloudRef(kind=kind, id=str(props[prop]))
+        )
+        if parent is None:
+            return None
+        return CloudRef(kind=self.api.kind, id=physical_id, parent=parent.id)
+
     async def create(
         self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
     ) -> Applied:
@@ -68,6 +93,7 @@ class ApiObjectHandler(ResourceHandler):
             body=request.body,
             lookups=request.lookups,
             request_id=resource_id,
+            parent=self._parent_lookup(props),
         )
         made: CloudObject = await call_activity(CloudObjectActivities.create_cloud_object, create)
         return self.applied(await self.ready(made))
@@ -82,11 +108,10 @@ class ApiObjectHandler(ResourceHandler):
         request = self.api.update_request(current.resolved, props, name)
         if not request.body:
             return unchanged(current)
-        update = CloudUpdate(
-            ref=CloudRef(kind=self.api.kind, id=current.physical_id),
-            changes=request.body,
-            lookups=request.lookups,
-        )
+        ref = await self.ref(current.physical_id, current.resolved)
+        if ref is None:
+            raise ResourceFailed(f"{self.api.kind} {current.physical_id} no longer exists")
+        update = CloudUpdate(ref=ref, changes=request.body, lookups=request.lookups)
         updated: CloudObject = await call_activity(
             CloudObjectActivities.update_cloud_object, update
         )
@@ -98,7 +123,9 @@ class ApiObjectHandler(ResourceHandler):
         """Delete the object and wait until it is gone."""
         if not physical_id:
             return
-        ref = CloudRef(kind=self.api.kind, id=physical_id)
+        ref = await self.ref(physical_id, props)
+        if ref is None:
+            return  # what it lived under is gone, and it with it
         await call_activity(CloudObjectActivities.delete_cloud_object, ref)
         await call_activity(
             CloudObjectActivities.wait_cloud_object_deleted, ref, timeout_s=30, poll=True
@@ -108,9 +135,11 @@ class ApiObjectHandler(ResourceHandler):
         """The object exists, and is not in a failed status."""
         if not current.physical_id:
             raise ResourceFailed(f"{self.api.rtype.name} was never created")
-        ref = CloudRef(kind=self.api.kind, id=current.physical_id)
-        found: CloudObject | None = await call_activity(
-            CloudObjectActivities.show_cloud_object, ref
+        ref = await self.ref(current.physical_id, current.resolved)
+        found: CloudObject | None = (
+            None
+            if ref is None
+            else await call_activity(CloudObjectActivities.show_cloud_object, ref)
         )
         if found is None:
             raise ResourceFailed(f"{self.api.kind} {current.physical_id} no longer exists")

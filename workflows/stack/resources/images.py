@@ -8,7 +8,8 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.cloud_objects import CloudObjectActivities
-    from domain.cloud_objects import CloudAction, CloudCreate, CloudObject
+    from domain.cloud_objects import CloudAction, CloudCreate, CloudObject, CloudRef, CloudUpdate
+    from domain.stack.state import LockLevel, ResourceState, StackLock
     from domain.stack.types.api_object import physical_name
     from domain.stack.types.glance import web_image
     from workflows.stack.nested import NestedContext
@@ -44,3 +45,29 @@ class WebImageHandler(ApiObjectHandler):
             except ResourceFailed as err:
                 raise ResourceFailed(err.reason, made.id) from err
         return self.applied(await self.ready(made))
+
+    async def lock(
+        self, ctx: NestedContext, current: ResourceState, lock: StackLock | None
+    ) -> None:
+        """Level "all" protects the image (Glance refuses to delete it); lower levels and
+        unlock give it back the `protected` flag its template asks for."""
+        if lock is not None and lock.level == LockLevel.ALL:
+            await self._protect(current, True)
+        else:
+            await self.unlock(ctx, current)
+
+    async def unlock(self, ctx: NestedContext, current: ResourceState) -> None:
+        """The image's own `protected` property again."""
+        await self._protect(current, bool(current.resolved.get("protected")))
+
+    def has_lock_state(self, current: ResourceState) -> bool:
+        """A created image is locked and unlocked."""
+        return bool(current.physical_id)
+
+    async def _protect(self, current: ResourceState, protected: bool) -> None:
+        if not current.physical_id:
+            return
+        update = CloudUpdate(
+            ref=CloudRef(kind="image", id=current.physical_id), changes={"protected": protected}
+        )
+        await call_activity(CloudObjectActivities.update_cloud_object, update)

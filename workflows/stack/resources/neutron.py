@@ -12,6 +12,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.cloud_objects import CloudAction, CloudCreate, CloudObject, CloudRef, CloudUpdate
     from domain.errors import InvalidRequest
     from domain.stack.state import ResourceState
+    from domain.stack.types.api_object import Request
     from domain.stack.types.neutron import floating_ip, router, security_group
     from workflows.stack.nested import NestedContext
     from workflows.stack.resources.api_object import ApiObjectHandler
@@ -44,32 +45,42 @@ class SecurityGroupHandler(ApiObjectHandler):
     async def update(
         self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
     ) -> Applied:
-        """Name and description in place; new rules replace all the old ones, as in Heat."""
+        """Name and description in place; rules reconciled as Heat does: stale ones
+        deleted, missing ones made, the default egress rules kept without an egress rule."""
         applied = await super().update(ctx, current, props)
         rules = list(props.get("rules") or [])
         if current.physical_id and rules != list(current.resolved.get("rules") or []):
-            await self._set_rules(
-                current.physical_id, rules, f"{current.resource_id}-{workflow.uuid4()}", True
-            )
+            group = await self._show(current.physical_id)
+            stale, missing = security_group.reconcile(rules, current.physical_id, group)
+            for rule_id in stale:
+                ref = CloudRef(kind="security_group_rule", id=rule_id)
+                await call_activity(CloudObjectActivities.delete_cloud_object, ref)
+            # A new request id per update: a rule deleted before may be wanted again.
+            await self._create(missing, f"{current.resource_id}-{workflow.uuid4()}")
         return applied
 
-    async def _set_rules(
-        self, group_id: str, rules: list[dict[str, Any]], request_id: str, replace: bool = False
-    ) -> None:
+    async def _show(self, group_id: str) -> list[dict[str, Any]]:
         ref = CloudRef(kind="security_group", id=group_id)
         shown: CloudObject | None = await call_activity(
             CloudObjectActivities.show_cloud_object, ref
         )
-        existing = list((shown.body if shown else {}).get("security_group_rules") or [])
-        drop_egress = security_group.has_egress(rules)
-        for rule in existing:
-            if replace or (drop_egress and rule.get("direction") == "egress"):
-                await call_activity(
-                    CloudObjectActivities.delete_cloud_object,
-                    CloudRef(kind="security_group_rule", id=str(rule["id"])),
-                )
-        for i, rule in enumerate(rules):
-            request = security_group.rule_request(rule, group_id)
+        return list((shown.body if shown else {}).get("security_group_rules") or [])
+
+    async def _set_rules(self, group_id: str, rules: list[dict[str, Any]], request_id: str) -> None:
+        """A new group's rules; the first egress rule removes the default egress rules."""
+        if not rules:
+            return
+        if security_group.has_egress(rules):
+            for rule in await self._show(group_id):
+                if rule.get("direction") == "egress":
+                    ref = CloudRef(kind="security_group_rule", id=str(rule["id"]))
+                    await call_activity(CloudObjectActivities.delete_cloud_object, ref)
+        await self._create(
+            [security_group.rule_request(rule, group_id) for rule in rules], request_id
+        )
+
+    async def _create(self, requests: list[Request], request_id: str) -> None:
+        for i, request in enumerate(requests):
             create = CloudCreate(
                 kind="security_group_rule",
                 body=request.body,

@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.stack.types.glance import web_image
     from domain.stack.types.neutron import floating_ip, net, port, router, security_group, subnet
     from domain.stack.types.nova import keypair
+    from domain.stack.types.octavia import resources as octavia
     from workflows.stack.nested import NestedContext
     from workflows.stack.resources.api_object import ApiObjectHandler
     from workflows.stack.resources.base import ResourceHandler
@@ -65,6 +66,7 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     volume.NAME: VolumeHandler(),
     volume.ATTACHMENT_NAME: VolumeAttachmentHandler(),
     web_image.NAME: WebImageHandler(),
+    **{api.rtype.name: ApiObjectHandler(api) for api in octavia.ALL},
 }
 _NO_PHYSICAL_SIDE: Final = ResourceHandler()
 

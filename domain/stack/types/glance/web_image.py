@@ -60,7 +60,9 @@ def import_request(props: Mapping[str, Any]) -> Request:
 
 #: Warden replaces an image whose members or `active` flag change (Heat shares and
 #: deactivates it in place).
-TYPE: Final = heat_type(NAME, replaced_on=frozenset({"members", "active"}))
+#: Lock level "all" protects the image, as the stack-lock design asks of "each stack
+#: resource that supports it (nova server, glance image, ...)".
+TYPE: Final = heat_type(NAME, replaced_on=frozenset({"members", "active"}), can_lock=True)
 API: Final = ApiObjectType(
     rtype=TYPE, kind="image", body=_body, changes=_changes, ready=("active",), failed=("killed",)
 )

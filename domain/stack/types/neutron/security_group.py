@@ -31,7 +31,7 @@ RULE_FIELDS: Final = {
 def _check_group(props: Mapping[str, Any], field: str) -> None:
     if props.get("name") == "default":
         raise InvalidRequest(
-            f"{field}.name: Security groups cannot be assigned the name 'default'."
+            f'{field}.name: Security groups cannot be assigned the name "default".'
         )
 
 
@@ -54,6 +54,42 @@ def rule_request(rule: Mapping[str, Any], group_id: str) -> Request:
         else:
             body["remote_group_id"] = group_id
     return Request(body, lookups)
+
+
+#: Neutron's rules of a new group, which an update keeps when the template names no
+#: egress rule (Heat's `default_egress_rules`).
+DEFAULT_EGRESS: Final = (
+    {"direction": "egress", "ethertype": "IPv4"},
+    {"direction": "egress", "ethertype": "IPv6"},
+)
+#: What makes two rules the same rule (Heat's `_COMPARABLE_RULE_KEYS`).
+COMPARABLE: Final = (
+    "direction",
+    "ethertype",
+    "protocol",
+    "port_range_min",
+    "port_range_max",
+    "remote_group_id",
+    "remote_ip_prefix",
+    "security_group_id",
+)
+
+
+def rule_key(rule: Mapping[str, Any]) -> tuple[str | None, ...]:
+    """A rule's identity (Heat's `_rule_key`): its comparable fields as text."""
+    return tuple(None if rule.get(k) is None else str(rule[k]) for k in COMPARABLE)
+
+
+def reconcile(
+    rules: Sequence[Mapping[str, Any]], group_id: str, current: Sequence[Mapping[str, Any]]
+) -> tuple[list[str], list[Request]]:
+    """Heat's `_update_rules`: (ids of rules to delete, rules to create) so that the group
+    holds exactly `rules`, plus the default egress rules when `rules` has no egress."""
+    wanted = list(rules) if has_egress(rules) else [*rules, *DEFAULT_EGRESS]
+    desired = {rule_key(r.body): r for r in (rule_request(w, group_id) for w in wanted)}
+    have = {rule_key(r): str(r["id"]) for r in current}
+    stale = [rule_id for key, rule_id in have.items() if key not in desired]
+    return stale, [request for key, request in desired.items() if key not in have]
 
 
 def has_egress(rules: Sequence[Mapping[str, Any]]) -> bool:

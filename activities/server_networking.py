@@ -1,0 +1,121 @@
+"""The ports and floating IPs Warden makes for a server, as Senlin and Heat make them.
+
+Nova makes a port for a NIC given as a network (and address). A NIC Nova cannot
+describe — its own security groups, a `vnic_type`, a subnet, or a floating IP to
+carry — gets a port Warden makes first, as Senlin's `_create_ports_from_properties`
+does; a floating IP is then made on `floating_network` (or an existing one associated)
+for that port. Nova deletes only the ports it made, so Warden tags what it made with
+the server's id (`warden-server-<id>`) and deletes them with the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from activities.cloud.collections import CollectionClient, collection
+from domain.errors import BackendNotFound
+from domain.servers import NetworkRequest, ServerRequest
+
+#: Tag of every port and floating IP Warden made for a server.
+OWNED: Final = "warden-owned"
+
+
+def server_tag(server_id: str) -> str:
+    """The tag naming the server a port or floating IP was made for."""
+    return f"warden-server-{server_id}"
+
+
+def needs_own_port(nic: NetworkRequest) -> bool:
+    """Whether Nova cannot make this NIC's port by itself."""
+    extra = nic.security_groups or nic.vnic_type or nic.floating_ip or nic.floating_network
+    return not nic.port and bool(extra or (nic.subnet and nic.network))
+
+
+async def _id(objects: CollectionClient, kind: str, ref: str) -> str:
+    return str((await objects.find(collection(kind), ref))["id"])
+
+
+async def own_port(
+    objects: CollectionClient, nic: NetworkRequest, request_id: str, index: int
+) -> str:
+    """Make (or adopt, on a retry) the port of NIC `index`; its id."""
+    body: dict[str, Any] = {"tags": [OWNED]}
+    if nic.network:
+        body["network_id"] = await _id(objects, "network", nic.network)
+    fixed: dict[str, str] = {}
+    if nic.subnet:
+        subnet = await objects.find(collection("subnet"), nic.subnet)
+        fixed["subnet_id"] = str(subnet["id"])
+        body.setdefault("network_id", str(subnet["network_id"]))
+    if nic.fixed_ip:
+        fixed["ip_address"] = nic.fixed_ip
+    if fixed:
+        body["fixed_ips"] = [fixed]
+    if nic.security_groups:
+        body["security_groups"] = [
+            await _id(objects, "security_group", g) for g in nic.security_groups
+        ]
+    if nic.vnic_type:
+        body["binding:vnic_type"] = nic.vnic_type
+    made = await objects.create_once(collection("port"), body, f"{request_id}-nic-{index}")
+    return str(made["id"])
+
+
+async def own_ports(objects: CollectionClient, request: ServerRequest) -> dict[int, str]:
+    """NIC index → the port Warden made for it, for the NICs that need one."""
+    if not isinstance(request.networks, tuple):
+        return {}
+    return {
+        i: await own_port(objects, nic, request.request_id, i)
+        for i, nic in enumerate(request.networks)
+        if needs_own_port(nic)
+    }
+
+
+async def attach_floating_ips(
+    objects: CollectionClient, request: ServerRequest, ports: dict[int, str], server_id: str
+) -> None:
+    """Tag the made ports with the server; give each NIC its floating IP."""
+    port_coll, fip_coll = collection("port"), collection("floating_ip")
+    for port_id in ports.values():
+        await objects.action(port_coll, port_id, "PUT", f"/tags/{server_tag(server_id)}", None)
+    nics = request.networks if isinstance(request.networks, tuple) else ()
+    for i, nic in enumerate(nics):
+        if i not in ports:
+            continue
+        if nic.floating_ip:
+            fip = await _floating_ip(objects, nic.floating_ip)
+            await objects.update(fip_coll, fip, {"port_id": ports[i]})
+        elif nic.floating_network:
+            body = {
+                "floating_network_id": await _id(objects, "network", nic.floating_network),
+                "port_id": ports[i],
+                "tags": [OWNED, server_tag(server_id)],
+            }
+            await objects.create_once(fip_coll, body, f"{request.request_id}-fip-{i}")
+
+
+async def _floating_ip(objects: CollectionClient, ref: str) -> str:
+    """A floating IP by id, or by its address (Senlin takes either)."""
+    coll = collection("floating_ip")
+    try:
+        return str((await objects.show(coll, ref))["id"])
+    except BackendNotFound:
+        found = await objects.list(coll, {"floating_ip_address": ref})
+        if not found:
+            raise BackendNotFound(
+                f"Unable to find floating IP with id or address '{ref}'"
+            ) from None
+        return str(found[0]["id"])
+
+
+async def release_owned(objects: CollectionClient, server_id: str) -> None:
+    """Delete the floating IPs and ports Warden made for a (deleted) server."""
+    tag = server_tag(server_id)
+    ports = await objects.list(collection("port"), {"tags": tag})
+    if not ports:
+        return  # Warden made no port for it, so no floating IP either (one call)
+    for fip in await objects.list(collection("floating_ip"), {"tags": tag}):
+        await objects.delete(collection("floating_ip"), str(fip["id"]))
+    for port in ports:
+        await objects.delete(collection("port"), str(port["id"]))

@@ -1,0 +1,197 @@
+"""The cloud-backed resource types through the real workflows and simcloud: what each
+does on update, lock, check and delete beyond create (Heat's behaviour as the spec)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from activities.cloud.collections import collection
+from tests.api.test_stacks_through_workflows import resource, settled
+from tests.support.warden_in_process import InProcessWarden
+
+STACKS = "/v1/demo/stacks"
+
+
+def hot(resources: dict[str, Any], outputs: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"heat_template_version": "2021-04-16", "resources": resources, "outputs": outputs or {}}
+
+
+async def create(api: httpx.AsyncClient, name: str, template: dict[str, Any]) -> str:
+    created = await api.post(STACKS, json={"stack_name": name, "template": template})
+    assert created.status_code == 201, created.text
+    url = f"{STACKS}/{name}/{created.json()['stack']['id']}"
+    stack = await settled(api, url)
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    return url
+
+
+async def update(api: httpx.AsyncClient, url: str, template: dict[str, Any]) -> dict[str, Any]:
+    assert (await api.put(url, json={"template": template})).status_code == 202
+    return await settled(api, url)
+
+
+async def test_lock_level_all_protects_a_web_image_and_unlock_gives_it_back(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    image = {
+        "type": "OS::Glance::WebImage",
+        "properties": {
+            "location": "http://images.example/cirros.img",
+            "disk_format": "qcow2",
+            "container_format": "bare",
+        },
+    }
+    url = await create(api, "images", hot({"img": image}))
+    image_id = (await resource(api, url, "img"))["physical_resource_id"]
+    assert (await objects.show(collection("image"), image_id))["status"] == "active"
+
+    lock = {"lock": {"level": "all", "reason": "release", "owner": "ops"}}
+    assert (await api.post(f"{url}/actions", json=lock)).status_code == 200
+    assert (await settled(api, url))["stack_status"] == "LOCK_COMPLETE"
+    assert (await objects.show(collection("image"), image_id))["protected"] is True
+
+    assert (await api.post(f"{url}/actions", json={"unlock": None})).status_code == 200
+    assert (await settled(api, url))["stack_status"] == "UNLOCK_COMPLETE"
+    assert (await objects.show(collection("image"), image_id))["protected"] is False
+
+
+async def test_groups_rules_volumes_and_keys_update_as_heat_does(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    web_rule = {"protocol": "tcp", "port_range_min": 80, "port_range_max": 80}
+    resources: dict[str, Any] = {
+        "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {"rules": [web_rule]}},
+        "vol": {"type": "OS::Cinder::Volume", "properties": {"size": 1, "name": "data"}},
+        "key": {
+            "type": "OS::Nova::KeyPair",
+            "properties": {"name": "deployer", "save_private_key": True},
+        },
+    }
+    outputs = {"private": {"value": {"get_attr": ["key", "private_key"]}}}
+    url = await create(api, "pieces", hot(resources, outputs))
+    sg_id = (await resource(api, url, "sg"))["physical_resource_id"]
+    vol_id = (await resource(api, url, "vol"))["physical_resource_id"]
+    group = await objects.show(collection("security_group"), sg_id)
+    ports = sorted((r["direction"], r["port_range_min"]) for r in group["security_group_rules"])
+    assert ("ingress", 80) in ports and len(ports) == 3  # Neutron's two egress defaults kept
+    stack = (await api.get(url)).json()["stack"]
+    private = next(o["output_value"] for o in stack["outputs"] if o["output_key"] == "private")
+    assert private.startswith("-----BEGIN OPENSSH PRIVATE KEY-----")
+    keypair = await objects.show(collection("keypair"), "deployer")
+    assert keypair["public_key"].startswith("ssh-ed25519 ")
+
+    resources["sg"]["properties"]["rules"] = [{"direction": "egress", "protocol": "udp"}]
+    resources["vol"]["properties"] |= {"size": 3, "name": "bigger"}
+    updated = await update(api, url, hot(resources, outputs))
+
+    assert updated["stack_status"] == "UPDATE_COMPLETE", updated["stack_status_reason"]
+    assert (await resource(api, url, "sg"))["physical_resource_id"] == sg_id  # in place
+    group = await objects.show(collection("security_group"), sg_id)
+    assert [(r["direction"], r["protocol"]) for r in group["security_group_rules"]] == [
+        ("egress", "udp")
+    ]
+    volume = await objects.show(collection("volume"), vol_id)
+    assert (volume["size"], volume["name"]) == (3, "bigger")  # extended, renamed in place
+
+
+async def test_a_check_fails_a_port_deleted_behind_the_stack_and_an_update_heals_it(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    template = hot({"port": {"type": "OS::Neutron::Port", "properties": {"network": "private"}}})
+    url = await create(api, "checked", template)
+    port_id = (await resource(api, url, "port"))["physical_resource_id"]
+    await objects.delete(collection("port"), port_id)
+
+    assert (await api.post(f"{url}/actions", json={"check": None})).status_code == 200
+    checked = await settled(api, url)
+    assert checked["stack_status"] == "CHECK_FAILED"
+    port = await resource(api, url, "port")
+    assert port["resource_status"] == "CHECK_FAILED"
+    assert "no longer exists" in port["resource_status_reason"]
+
+    healed = await update(api, url, template)
+    assert healed["stack_status"] == "UPDATE_COMPLETE", healed["stack_status_reason"]
+    new_id = (await resource(api, url, "port"))["physical_resource_id"]
+    assert new_id != port_id
+    assert (await objects.show(collection("port"), new_id))["status"] == "DOWN"
+
+
+async def test_a_load_balanced_server_marked_unhealthy_is_replaced_with_its_membership(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    resources: dict[str, Any] = {
+        "lb": {"type": "OS::Octavia::LoadBalancer", "properties": {"vip_subnet": "private-subnet"}},
+        "listener": {
+            "type": "OS::Octavia::Listener",
+            "properties": {
+                "loadbalancer": {"get_resource": "lb"},
+                "protocol": "HTTP",
+                "protocol_port": 80,
+            },
+        },
+        "pool": {
+            "type": "OS::Octavia::Pool",
+            "properties": {
+                "listener": {"get_resource": "listener"},
+                "protocol": "HTTP",
+                "lb_algorithm": "ROUND_ROBIN",
+            },
+        },
+        "monitor": {
+            "type": "OS::Octavia::HealthMonitor",
+            "properties": {
+                "pool": {"get_resource": "pool"},
+                "type": "HTTP",
+                "delay": 5,
+                "timeout": 3,
+                "max_retries": 3,
+            },
+        },
+        "web": {"type": "OS::Nova::Server", "properties": {"image": "cirros", "flavor": "m1.tiny"}},
+        "member": {
+            "type": "OS::Octavia::PoolMember",
+            "properties": {
+                "pool": {"get_resource": "pool"},
+                "address": {"get_attr": ["web", "first_address"]},
+                "protocol_port": 80,
+                "subnet": "private-subnet",
+            },
+        },
+    }
+    outputs = {
+        "networks": {"value": {"get_attr": ["web", "networks"]}},
+        "addresses": {"value": {"get_attr": ["web", "addresses", "private", 0, "addr"]}},
+    }
+    template = hot(resources, outputs)
+    url = await create(api, "balanced", template)
+    shown = {
+        o["output_key"]: o["output_value"] for o in (await api.get(url)).json()["stack"]["outputs"]
+    }
+    # The server's attributes are Nova's addresses, not `{}`.
+    assert shown["networks"]["private"] == [shown["addresses"]]
+    assert shown["addresses"].startswith("10.0.")
+    pool_id = (await resource(api, url, "pool"))["physical_resource_id"]
+    lb = await objects.show(
+        collection("loadbalancer"), (await resource(api, url, "lb"))["physical_resource_id"]
+    )
+    assert lb["provisioning_status"] == "ACTIVE"
+    old_server = (await resource(api, url, "web"))["physical_resource_id"]
+
+    mark = {"mark_unhealthy": True, "resource_status_reason": "wedged"}
+    assert (await api.patch(f"{url}/resources/web", json=mark)).status_code == 200
+    healed = await update(api, url, template)
+
+    assert healed["stack_status"] == "UPDATE_COMPLETE", healed["stack_status_reason"]
+    new_server = (await resource(api, url, "web"))["physical_resource_id"]
+    assert new_server != old_server
+    address = (await running_warden.cloud.compute.get_server(new_server)).ip_addresses[0]
+    members = await objects.list(collection("member"), parent=pool_id)
+    assert [m["address"] for m in members] == [address]  # the membership followed
+
+    assert (await api.delete(url)).status_code == 204
