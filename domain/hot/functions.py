@@ -119,11 +119,44 @@ def property_references(resource: ResourceDef) -> dict[str, set[str]]:
 def _outer_properties(resource: ResourceDef) -> dict[str, Any]:
     rtype = RESOURCE_TYPES.get(resource.type)
     nested = rtype.nested_properties if rtype else frozenset()
-    return {
+    outer = {
         name: value
         for name, value in resource.properties.items()
         if name not in nested or intrinsic(value) is not None
     }
+    member = rtype.member_definition if rtype else None
+    if member is not None and isinstance(outer.get(member), dict):
+        outer[member] = _member_outer_part(outer[member])
+    return outer
+
+
+def _member_outer_part(definition: dict[str, Any]) -> dict[str, Any]:
+    """A group member's definition without what belongs to the member's own inner
+    template (a ResourceGroup of OS::Heat::Stack: its `template`'s intrinsics are the
+    inner template's, not this one's)."""
+    inner = RESOURCE_TYPES.get(str(definition.get("type")))
+    props = definition.get("properties")
+    if inner is None or not inner.nested_properties or not isinstance(props, dict):
+        return definition
+    kept = {
+        k: v
+        for k, v in props.items()
+        if k not in inner.nested_properties or intrinsic(v) is not None
+    }
+    return {**definition, "properties": kept}
+
+
+def _with_member_inner_part(resource: ResourceDef, values: dict[str, Any]) -> dict[str, Any]:
+    """`values` with the member definition's inner template put back as written."""
+    rtype = RESOURCE_TYPES.get(resource.type)
+    member = rtype.member_definition if rtype else None
+    written = resource.properties.get(member or "")
+    done = values.get(member or "")
+    if member is None or not isinstance(written, dict) or not isinstance(done, dict):
+        return values
+    inner = dict(written.get("properties") or {})
+    outer = dict(done.get("properties") or {})
+    return values | {member: {**done, "properties": inner | outer}}
 
 
 def check_references(template: TemplateShape) -> None:
@@ -345,7 +378,7 @@ def resolve_properties(
             values[name] = resolve(value, params, resources)
         except InvalidRequest as exc:
             raise InvalidRequest(f"{field}.{name}: {exc.message}") from None
-    return check_properties(rtype, values, field)
+    return check_properties(rtype, _with_member_inner_part(resource, values), field)
 
 
 def static_properties(resource: ResourceDef, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -362,5 +395,6 @@ def static_properties(resource: ResourceDef, params: Mapping[str, Any]) -> dict[
             values[name] = static_value(value, params)
         except InvalidRequest as exc:
             raise InvalidRequest(f"{field}.{name}: {exc.message}") from None
+    values = _with_member_inner_part(resource, values)
     computed = {n for n, v in values.items() if has_intrinsic(v) or n in rtype.nested_properties}
     return check_properties(rtype, values, field, computed=computed)

@@ -195,3 +195,76 @@ async def test_a_load_balanced_server_marked_unhealthy_is_replaced_with_its_memb
     assert [m["address"] for m in members] == [address]  # the membership followed
 
     assert (await api.delete(url)).status_code == 204
+
+
+async def test_a_group_member_marked_unhealthy_is_replaced_with_its_pool_membership(
+    running_warden: InProcessWarden,
+) -> None:
+    """Heat's mark-unhealthy rule for groups, with the membership a real group's members
+    carry: the marked member (a nested server + pool member) is replaced whole."""
+    api, objects = running_warden.api, running_warden.cloud.collections
+    member_template = {
+        "heat_template_version": "2021-04-16",
+        "parameters": {"pool": {"type": "string"}},
+        "resources": {
+            "server": {
+                "type": "OS::Nova::Server",
+                "properties": {"image": "cirros", "flavor": "m1.tiny"},
+            },
+            "member": {
+                "type": "OS::Octavia::PoolMember",
+                "properties": {
+                    "pool": {"get_param": "pool"},
+                    "address": {"get_attr": ["server", "first_address"]},
+                    "protocol_port": 80,
+                },
+            },
+        },
+    }
+    resources: dict[str, Any] = {
+        "lb": {"type": "OS::Octavia::LoadBalancer", "properties": {"vip_subnet": "private-subnet"}},
+        "pool": {
+            "type": "OS::Octavia::Pool",
+            "properties": {
+                "loadbalancer": {"get_resource": "lb"},
+                "protocol": "HTTP",
+                "lb_algorithm": "ROUND_ROBIN",
+            },
+        },
+        "web": {
+            "type": "OS::Heat::ResourceGroup",
+            "properties": {
+                "count": 2,
+                "resource_def": {
+                    "type": "OS::Heat::Stack",
+                    "properties": {
+                        "template": member_template,
+                        "parameters": {"pool": {"get_resource": "pool"}},
+                    },
+                },
+            },
+        },
+    }
+    template = hot(resources)
+    url = await create(api, "pooled", template)
+    pool_id = (await resource(api, url, "pool"))["physical_resource_id"]
+    assert len(await objects.list(collection("member"), parent=pool_id)) == 2
+    listed = (await api.get(STACKS, params={"show_nested": "true"})).json()["stacks"]
+    outer_id = url.rsplit("/", 1)[-1]
+    (group,) = [s for s in listed if s["parent"] == outer_id]
+    group_url = f"{STACKS}/{group['stack_name']}/{group['id']}"
+    old_member = (await resource(api, group_url, "0"))["physical_resource_id"]
+
+    mark = {"mark_unhealthy": True, "resource_status_reason": "wedged"}
+    assert (await api.patch(f"{group_url}/resources/0", json=mark)).status_code == 200
+    healed = await update(api, url, template)
+
+    assert healed["stack_status"] == "UPDATE_COMPLETE", healed["stack_status_reason"]
+    assert (await resource(api, group_url, "0"))["physical_resource_id"] != old_member
+    servers = {
+        s.ip_addresses[0]
+        for s in await running_warden.cloud.compute.list_servers()
+        if s.metadata.get("warden_resource") == "server"
+    }
+    members = {m["address"] for m in await objects.list(collection("member"), parent=pool_id)}
+    assert members == servers and len(members) == 2  # the new server in, the old one out

@@ -162,3 +162,33 @@ def test_resolved_resources_is_a_live_view_built_on_read() -> None:
     assert resolve({"get_resource": "b"}, {}, view) == "ref-b"
     with pytest.raises(InvalidRequest):
         resolve({"get_resource": "c"}, {}, view)
+
+
+def test_a_group_member_s_inner_template_keeps_its_own_intrinsics() -> None:
+    inner = {
+        "heat_template_version": "2021-04-16",
+        "parameters": {"size": {"type": "number"}},
+        "resources": {
+            "key": {
+                "type": "OS::Heat::RandomString",
+                "properties": {"length": {"get_param": "size"}},
+            }
+        },
+    }
+    member = {
+        "type": "OS::Heat::Stack",
+        "properties": {"template": inner, "parameters": {"size": {"get_param": "outer"}}},
+    }
+    group = {"type": "OS::Heat::ResourceGroup", "properties": {"count": 2, "resource_def": member}}
+    template = load_template(
+        {
+            "heat_template_version": "2021-04-16",
+            "parameters": {"outer": {"type": "number", "default": 8}},
+            "resources": {"group": group},
+        }
+    )  # the inner `get_param: size` is the inner template's, not a missing outer one
+
+    props = static_properties(template.resources["group"], resolve_parameters(template, {}))
+    resolved = props["resource_def"]["properties"]
+    assert resolved["parameters"] == {"size": 8}  # the outer part is resolved here
+    assert resolved["template"] == inner  # the inner template is kept as written
