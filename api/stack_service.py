@@ -52,7 +52,7 @@ def heat_environment(inputs: HeatInputs) -> dict[str, Any]:
     """The request's environment files (in order) and `environment`, merged (400 if bad)."""
     inputs.refuse_unsupported()
     envs = []
-    for name in inputs.environment_files:
+    for name in inputs.environment_files or ():
         if name not in inputs.files:
             raise InvalidRequest(f'environment_files: "{name}" is not in "files"')
         envs.append(parse_environment(inputs.files[name]))

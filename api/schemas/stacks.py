@@ -25,8 +25,9 @@ class HeatInputs(StrictModel):
     #: Every file the template or environment names, by that name (heatclient fills it).
     files: dict[str, str] = Field(default_factory=dict, max_length=1_000)
     environment: dict[str, Any] | str | None = None
-    #: Names in `files` of environments applied in order, before `environment`.
-    environment_files: list[str] = Field(default_factory=list, max_length=100)
+    #: Names in `files` of environments applied in order, before `environment`. Null is
+    #: none, as Heat takes it (heat-tempest-plugin's `stack_create` sends null).
+    environment_files: list[str] | None = Field(None, max_length=100)
     template_url: str | None = Field(None, max_length=2048)
     tags: str | list[str] | None = None
     timeout_mins: int | None = Field(None, ge=1, le=10_080)

@@ -168,6 +168,13 @@ async def test_create_inputs_heat_takes_but_warden_does_not_are_400(
     assert message in response.json()["error"]["message"]
 
 
+async def test_null_environment_files_are_none_as_heat_takes_them(api: httpx.AsyncClient) -> None:
+    """heat-tempest-plugin's `stack_create` sends `"environment_files": null`."""
+    body = {"stack_name": "maybe", "template": TEMPLATE, "environment_files": None}
+    preview = await api.post("/v1/demo/stacks/preview", json=body)
+    assert preview.status_code == 200, preview.text
+
+
 async def test_preview_path_is_not_a_stack_name(api: httpx.AsyncClient) -> None:
     response = await api.get("/v1/demo/stacks/preview")
     assert response.status_code == 405
