@@ -5,7 +5,7 @@ from __future__ import annotations
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.cloud.collections import CollectionClient
+from activities.cloud.collections import CollectionClient, collection
 from activities.cloud.compute import ComputeClient, Server
 from activities.server_boot import IdCache, boot_extras, image_and_flavor
 from activities.server_networking import attach_floating_ips, own_ports, release_owned
@@ -16,14 +16,27 @@ from domain.servers import ServerInfo, ServerRequest, ServerStatuses
 _DEAD_END = frozenset({"ERROR", "DELETED", "SHUTOFF"})
 
 
-def server_info(server: Server, status: str) -> ServerInfo:
-    """What workflows keep of a server."""
+def server_info(
+    server: Server, status: str, ports: list[dict[str, object]] | None = None
+) -> ServerInfo:
+    """What workflows keep of a server; with its `ports`, each address names its port
+    (Heat's `_add_port_for_address`: matched by MAC)."""
+    by_mac = {str(p.get("mac_address")): str(p.get("id")) for p in ports or ()}
+    addresses = {
+        net: [
+            entry | {"port": by_mac[mac]}
+            if (mac := str(entry.get("OS-EXT-IPS-MAC:mac_addr"))) in by_mac
+            else entry
+            for entry in entries
+        ]
+        for net, entries in server.address_entries.items()
+    }
     return ServerInfo(
         physical_id=server.id,
         name=server.name,
         status=status,
         locked=server.locked,
-        addresses=server.address_entries,
+        addresses=addresses,
         networks=server.addresses,
     )
 
@@ -66,9 +79,15 @@ class ComputeActivities:
             )
             if ports:
                 await attach_floating_ips(self._objects, request, ports, server.id)
+            active = server.status.upper() == "ACTIVE"
+            device_ports = await self._device_ports(server.id) if active else None
         except WardenError as err:
             raise _to_application_error(err) from err
-        return server_info(server, server.status)
+        return server_info(server, server.status, device_ports)
+
+    async def _device_ports(self, server_id: str) -> list[dict[str, object]]:
+        """The server's ports, to name each address's port as Heat does."""
+        return await self._objects.list(collection("port"), {"device_id": server_id})
 
     @activity.defn(name="find_created_server")
     async def find_created_server(self, request: ServerRequest) -> ServerInfo | None:
@@ -99,7 +118,11 @@ class ComputeActivities:
             )
         if status != "ACTIVE":
             raise ServerNotReady(f"Server {physical_id} is {status}")
-        return server_info(server, status)
+        try:
+            ports = await self._device_ports(physical_id)
+        except WardenError as err:
+            raise _to_application_error(err) from err
+        return server_info(server, status, ports)
 
     @activity.defn(name="delete_server")
     async def delete_server(self, physical_id: str) -> None:

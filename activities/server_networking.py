@@ -28,7 +28,8 @@ def server_tag(server_id: str) -> str:
 def needs_own_port(nic: NetworkRequest) -> bool:
     """Whether Nova cannot make this NIC's port by itself."""
     extra = nic.security_groups or nic.vnic_type or nic.floating_ip or nic.floating_network
-    return not nic.port and bool(extra or (nic.subnet and nic.network))
+    # Nova takes no subnet: Heat and Senlin make the port on it themselves.
+    return not nic.port and bool(extra or nic.subnet)
 
 
 async def _id(objects: CollectionClient, kind: str, ref: str) -> str:

@@ -128,6 +128,12 @@ class Lock(BaseModel):
 NULL_ACTIONS = ("os-start", "os-stop", "pause", "unpause", "unlock")
 
 
+def _group_name(state: SimState, ref: str) -> str:
+    """Nova shows a server's security groups by name, whichever way they were given."""
+    group = state.network.security_groups.get(ref)
+    return str(group["name"]) if group is not None else ref
+
+
 def _group_names(body: ServerCreate) -> list[str] | None:
     return [g["name"] for g in body.security_groups] if body.security_groups else None
 
@@ -186,7 +192,9 @@ async def create_server(request: Request, _: AuthToken) -> Response:
         "key_name": body.key_name,
         "config_drive": "True" if body.config_drive else "",
         "OS-EXT-AZ:availability_zone": body.availability_zone or "nova",
-        "security_groups": [{"name": g["name"]} for g in body.security_groups or ()]
+        "security_groups": [
+            {"name": _group_name(state, g["name"])} for g in body.security_groups or ()
+        ]
         or [{"name": "default"}],
         "tags": list(body.tags),
         "description": body.description,

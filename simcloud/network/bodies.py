@@ -58,10 +58,12 @@ def _ip_or_cidr(value: str) -> str:
 
 
 def _mac(value: str) -> str:
-    parts = value.split(":")
+    # Neutron validates with netaddr, which takes `00-00-00-00-bb-bb` too; it stores
+    # the colon form.
+    parts = value.replace("-", ":").split(":")
     if len(parts) != 6 or not all(len(p) == 2 and _is_hex(p) for p in parts):
         raise ValueError(f"'{value}' is not a valid MAC address")
-    return value.lower()
+    return ":".join(parts).lower()
 
 
 def _is_hex(text: str) -> bool:

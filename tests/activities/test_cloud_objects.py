@@ -151,6 +151,9 @@ async def test_a_nic_with_its_own_groups_and_floating_network_gets_ports_made_an
     again = await ActivityEnvironment().run(compute.create_server, request)  # a retry
 
     assert again.physical_id == made.physical_id
+    # Each address names its port, as Heat's `addresses` attribute does.
+    (entries,) = made.addresses.values()
+    assert all(e["port"] for e in entries) and len(entries) == 2  # shown before the FIP
     ports = await objects.list(collection("port"), {"device_id": made.physical_id})
     (own,) = [p for p in ports if "warden-owned" in p["tags"]]
     assert own["security_groups"] == [group["id"]]

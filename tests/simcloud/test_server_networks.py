@@ -139,3 +139,19 @@ async def test_auto_with_two_project_networks_is_ambiguous(client: httpx.AsyncCl
     assert response.status_code == 409
     assert "Multiple possible networks found" in response.json()["conflictingRequest"]["message"]
     assert (await boot(client, networks="none")).status_code == 202
+
+
+async def test_groups_given_by_id_show_by_name_and_dashed_macs_are_neutron_s(
+    client: httpx.AsyncClient,
+) -> None:
+    group = (
+        await client.post(f"{V2}/security-groups", json={"security_group": {"name": "web"}})
+    ).json()
+    private = await network_named(client, "private")
+    port = {"port": {"network_id": private["id"], "mac_address": "00-00-00-00-BB-BB"}}
+    made = await client.post(f"{V2}/ports", json=port)
+
+    booted = await server(client, security_groups=[{"name": group["security_group"]["id"]}])
+
+    assert booted["security_groups"] == [{"name": "web"}]  # Nova shows names
+    assert made.json()["port"]["mac_address"] == "00:00:00:00:bb:bb"

@@ -59,11 +59,16 @@ class ApiObjectType:
         """What an in-place update from `before` to `after` sends."""
         if self.changes is not None:
             return self.changes(before, after, name)
-        keys = {key for prop in changed(before, after) for key in self.fields.get(prop, ())}
+        diff = changed(before, after)
+        keys = {key for prop in diff for key in self.fields.get(prop, ())}
         full = self.body(after, name)
         body = {k: v for k, v in full.body.items() if k in keys}
-        # A property set back to nothing is sent as null (Neutron clears the field).
-        body |= {k: None for k in keys if k not in body and k != "name"}
+        # A property set back to nothing clears the field: a list is sent empty (Heat:
+        # `allocation_pools` removed → []), anything else as null.
+        for prop in diff:
+            schema = self.rtype.properties.get(prop)
+            empty: Any = [] if schema is not None and schema.type == "list" else None
+            body |= {k: empty for k in self.fields.get(prop, ()) if k not in body and k != "name"}
         return Request(body, tuple(lk for lk in full.lookups if lk.path[0] in body))
 
     def attributes(self, obj: Mapping[str, Any]) -> dict[str, Any]:

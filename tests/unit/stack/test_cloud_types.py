@@ -201,3 +201,10 @@ def test_a_rules_update_reconciles_as_heat_does_keeping_default_egress() -> None
     assert [m.body["port_range_min"] for m in missing] == [22]
     stale, missing = security_group.reconcile([{"direction": "egress"}], "g", current)
     assert sorted(stale) == ["r2", "r3"] and missing == []
+
+
+def test_a_removed_list_property_is_sent_empty_as_heat_does() -> None:
+    pools = [{"start": "10.0.0.10", "end": "10.0.0.20"}]
+    before = checked("OS::Neutron::Subnet", network="n", cidr="10.0.0.0/24", allocation_pools=pools)
+    after = checked("OS::Neutron::Subnet", network="n", cidr="10.0.0.0/24")
+    assert subnet.API.update_request(before, after, "x").body == {"allocation_pools": []}
