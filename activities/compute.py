@@ -79,15 +79,21 @@ class ComputeActivities:
             )
             if ports:
                 await attach_floating_ips(self._objects, request, ports, server.id)
-            active = server.status.upper() == "ACTIVE"
-            device_ports = await self._device_ports(server.id) if active else None
         except WardenError as err:
             raise _to_application_error(err) from err
+        active = server.status.upper() == "ACTIVE"
+        device_ports = await self._device_ports(server.id) if active else None
         return server_info(server, server.status, device_ports)
 
-    async def _device_ports(self, server_id: str) -> list[dict[str, object]]:
-        """The server's ports, to name each address's port as Heat does."""
-        return await self._objects.list(collection("port"), {"device_id": server_id})
+    async def _device_ports(self, server_id: str) -> list[dict[str, object]] | None:
+        """The server's ports, to name each address's port as Heat does; None when
+        Neutron does not answer (the names are a detail: the server is ACTIVE, and a
+        retry of the whole activity on a flaky cloud costs more than they are worth)."""
+        try:
+            return await self._objects.list(collection("port"), {"device_id": server_id})
+        except WardenError as err:
+            activity.logger.warning("Ports of server %s not listed: %s", server_id, err)
+            return None
 
     @activity.defn(name="find_created_server")
     async def find_created_server(self, request: ServerRequest) -> ServerInfo | None:
@@ -118,11 +124,7 @@ class ComputeActivities:
             )
         if status != "ACTIVE":
             raise ServerNotReady(f"Server {physical_id} is {status}")
-        try:
-            ports = await self._device_ports(physical_id)
-        except WardenError as err:
-            raise _to_application_error(err) from err
-        return server_info(server, status, ports)
+        return server_info(server, status, await self._device_ports(physical_id))
 
     @activity.defn(name="delete_server")
     async def delete_server(self, physical_id: str) -> None:
