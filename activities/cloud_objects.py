@@ -13,6 +13,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.cloud.collections import CollectionClient, collection
+from activities.errors import application_error
 from domain.cloud_objects import (
     BodyPath,
     CloudAction,
@@ -23,23 +24,11 @@ from domain.cloud_objects import (
     CloudWait,
     Lookup,
 )
-from domain.errors import BackendConflict, BackendNotFound, WardenError
+from domain.errors import BackendNotFound, WardenError
 
 
 class ObjectNotReady(Exception):
     """Raised while an object is still on its way; Temporal retries the activity."""
-
-
-def application_error(error: WardenError) -> ApplicationError:
-    """The domain error as Temporal sees it: retried only when the domain says so, or
-    when Octavia answers that a load balancer is immutable while a change is pending
-    (Heat's `octavia_base` waits the same way)."""
-    pending = isinstance(error, BackendConflict) and "immutable" in error.message
-    return ApplicationError(
-        error.message,
-        type=type(error).__name__,
-        non_retryable=not (error.retryable or pending),
-    )
 
 
 def _put(body: dict[str, Any], path: BodyPath, value: Any) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.cloud.collections import CollectionClient, collection
 from activities.cloud.compute import ComputeClient, Server
+from activities.errors import application_error
 from activities.server_boot import IdCache, boot_extras, image_and_flavor
 from activities.server_networking import attach_floating_ips, own_ports, release_owned
 from domain.errors import BackendNotFound, WardenError
@@ -45,13 +46,6 @@ class ServerNotReady(Exception):
     """Raised while a server is still building; Temporal retries the activity."""
 
 
-def _to_application_error(error: WardenError) -> ApplicationError:
-    # Translated once here: Temporal retries only what the domain calls retryable.
-    return ApplicationError(
-        error.message, type=type(error).__name__, non_retryable=not error.retryable
-    )
-
-
 class ComputeActivities:
     """Activities over one long-lived compute client (and Glance, Neutron, Cinder, to
     look names up)."""
@@ -80,7 +74,7 @@ class ComputeActivities:
             if ports:
                 await attach_floating_ips(self._objects, request, ports, server.id)
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
         active = server.status.upper() == "ACTIVE"
         device_ports = await self._device_ports(server.id) if active else None
         return server_info(server, server.status, device_ports)
@@ -102,7 +96,7 @@ class ComputeActivities:
         try:
             server = await self._compute.find_server(request.name, request.request_id)
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
         if server is None:
             return None
         return server_info(server, server.status)
@@ -113,7 +107,7 @@ class ComputeActivities:
         try:
             server = await self._compute.get_server(physical_id)
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
         status = server.status.upper()
         if status in _DEAD_END:
             fault = f": {server.fault}" if server.fault else ""
@@ -134,7 +128,7 @@ class ComputeActivities:
             await self._compute.delete_server(physical_id)
             await release_owned(self._objects, physical_id)
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
 
     @activity.defn(name="wait_server_deleted")
     async def wait_server_deleted(self, physical_id: str) -> None:
@@ -144,7 +138,7 @@ class ComputeActivities:
         except BackendNotFound:
             return
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
         raise ServerNotReady(f"Server {physical_id} is still {server.status}")
 
     @activity.defn(name="get_server_statuses")
@@ -153,6 +147,6 @@ class ComputeActivities:
         try:
             servers = await self._compute.list_servers()
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
         by_id = {server.id: server.status for server in servers}
         return ServerStatuses(statuses={sid: by_id.get(sid) for sid in physical_ids})

@@ -26,6 +26,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.cloud.session import CloudSession
+from activities.errors import application_error
 from activities.http_transport import AiohttpTransport
 from domain.cluster.lifecycle import (
     SIGNATURE_HEADER,
@@ -50,13 +51,6 @@ MAX_EXCERPT = 200
 #: Upper bound for a receiver's `Retry-After`, so a hostile value cannot stall a node.
 MAX_RETRY_AFTER_S = 300
 WAITING = "WAITING_LIFECYCLE_COMPLETION"
-
-
-def _to_application_error(error: WardenError) -> ApplicationError:
-    # Same translation as the compute activities: retry only what the domain calls retryable.
-    return ApplicationError(
-        error.message, type=type(error).__name__, non_retryable=not error.retryable
-    )
 
 
 def _display_url(url: str) -> str:
@@ -152,7 +146,7 @@ class HookActivities:
             # in case the allow-list changed since.
             validate_hook_url(url, self._allowlist)
         except InvalidRequest as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
         target = f"webhook {_display_url(url)}"
         body = delivery.message.model_dump_json().encode()
         headers = {
@@ -195,7 +189,7 @@ class HookActivities:
             await self._record_failure(
                 delivery, f"Zaqar queue {queue} failed: {err.message}", retried=err.retryable
             )
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
         return await self._delivered(delivery, f"Zaqar queue {queue} (message id {message_id})")
 
     async def _delivered(

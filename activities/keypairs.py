@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from temporalio import activity
 
 from activities.cloud.collections import CollectionClient, collection
-from activities.cloud_objects import application_error
+from activities.errors import application_error
 from domain.errors import BackendConflict, WardenError
 from domain.stack.types.nova.keypair import Keypair, KeypairRequest
 

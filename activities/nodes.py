@@ -6,10 +6,10 @@ import asyncio
 
 from sqlalchemy.engine import Engine
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
 from activities.cloud.collections import CollectionClient
 from activities.cloud.compute import ComputeClient
+from activities.errors import application_error
 from activities.server_networking import release_owned
 from domain.errors import BackendNotFound, WardenError
 from domain.projection import ChangeSet, NodeRemoval
@@ -41,9 +41,7 @@ class NodeActivities:
             try:
                 await self._delete_and_wait(removal.physical_id)
             except WardenError as err:
-                raise ApplicationError(
-                    err.message, type=type(err).__name__, non_retryable=not err.retryable
-                ) from err
+                raise application_error(err) from err
         await asyncio.to_thread(self._write, removal.changes)
 
     async def _delete_and_wait(self, physical_id: str) -> None:

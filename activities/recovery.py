@@ -25,6 +25,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.cloud.collections import CollectionClient
 from activities.cloud.compute import ComputeClient, Server
+from activities.errors import application_error
 from activities.server_boot import IdCache, find_id
 from activities.server_networking import release_owned
 from domain.cluster.health import FenceRequest
@@ -41,13 +42,6 @@ FIRST_POLL_S = 0.25
 MAX_POLL_S = 2.0
 
 Done = Callable[[Server], bool]
-
-
-def _to_application_error(error: WardenError) -> ApplicationError:
-    # Same translation as the compute activities: retry only what the domain calls retryable.
-    return ApplicationError(
-        error.message, type=type(error).__name__, non_retryable=not error.retryable
-    )
 
 
 def _busy(server: Server) -> bool:
@@ -71,7 +65,7 @@ class RecoveryActivities:
         try:
             return await self._compute.get_server(physical_id)
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
 
     async def _act(self, physical_id: str, call: Awaitable[object], done: Done) -> None:
         """Run a server action; a 409 is fine when the server is already `done`."""
@@ -86,9 +80,9 @@ class RecoveryActivities:
                     f"Server {physical_id} is busy ({_describe(server)}): {err.message}",
                     type="ServerBusy",
                 ) from err
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
 
     @activity.defn(name="reboot_server")
     async def reboot_server(self, request: RebootRequest) -> str:
@@ -113,7 +107,7 @@ class RecoveryActivities:
             try:
                 image = await find_id(self._objects, "image", image, self._ids)
             except WardenError as err:
-                raise _to_application_error(err) from err
+                raise application_error(err) from err
         await self._act(
             pid,
             self._compute.rebuild(pid, image),
@@ -205,7 +199,7 @@ class RecoveryActivities:
         except BackendNotFound:
             return None
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
 
     async def _fence_step(self, server: Server, *, delete: bool) -> None:
         """Ask for deletion or power-off (again: a lost or refused request is repeated)."""
@@ -218,13 +212,13 @@ class RecoveryActivities:
         except BackendConflict as err:
             if server.locked:
                 # Someone locked it on purpose; only they can let it be fenced.
-                raise _to_application_error(err) from err
+                raise application_error(err) from err
             # e.g. PAUSED cannot be stopped: keep polling, the timeout reports it.
             activity.logger.warning("Fencing server %s refused: %s", server.id, err.message)
         except BackendNotFound:
             return
         except WardenError as err:
-            raise _to_application_error(err) from err
+            raise application_error(err) from err
 
     @activity.defn(name="wait_server_healthy")
     async def wait_server_healthy(self, physical_id: str) -> str:

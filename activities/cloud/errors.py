@@ -4,6 +4,7 @@
 |-------------------------------------------|------------------------|-----------|
 | 404                                       | BackendNotFound        | no        |
 | 409                                       | BackendConflict        | no        |
+| 409 "… is immutable" (Octavia, pending)   | BackendUnavailable     | yes       |
 | 400                                       | InvalidRequest         | no        |
 | 408, 429, 5xx, timeout, connection error  | BackendUnavailable     | yes       |
 | other 4xx (401 after re-auth, 403, 413)   | BackendError           | no        |
@@ -55,6 +56,10 @@ def error_for_status(status: int, what: str, detail: str) -> WardenError:
     message = f"{what} failed with HTTP {status}: {detail}" if detail else f"{what}: HTTP {status}"
     if status == 404:
         return BackendNotFound(message)
+    if status == 409 and "immutable" in detail:
+        # Octavia: the load balancer is PENDING_* while a sibling changes; Heat's
+        # `octavia_base` waits it out the same way.
+        return BackendUnavailable(message)
     if status == 409:
         return BackendConflict(message)
     if status == 400:

@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from activities.cloud import CloudConfig, CloudSession
+from activities.cloud.errors import error_for_status
 from domain.errors import (
     BackendConflict,
     BackendError,
@@ -182,3 +183,11 @@ async def test_compute_requests_carry_the_microversion_and_quoted_ids() -> None:
 
     assert seen[0].headers["OpenStack-API-Version"] == "compute 2.73"
     assert seen[0].url.raw_path == b"/v2.1/servers/a%2Fb/action"
+
+
+def test_octavia_s_immutable_conflict_is_retryable_and_other_conflicts_are_not() -> None:
+    pending = error_for_status(
+        409, "load-balancer PUT", "Load Balancer lb-1 is immutable and cannot be updated."
+    )
+    taken = error_for_status(409, "network POST", "IP address 10.0.0.5 already allocated")
+    assert pending.retryable and not taken.retryable

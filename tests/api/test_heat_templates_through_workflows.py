@@ -19,6 +19,7 @@ from activities.cloud.collections import collection
 from domain.hot.yaml_format import load_yaml
 from tests.api.test_stacks_through_workflows import resource, settled
 from tests.support.eventually import eventually
+from tests.support.networks import route_private_to_public
 from tests.support.warden_in_process import InProcessWarden
 
 TEMPLATES = Path(__file__).parents[1] / "fixtures" / "heat_templates"
@@ -131,17 +132,7 @@ async def prepare_cloud(warden: InProcessWarden) -> dict[str, str]:
             ("subnet", "private-subnet"),
         )
     }
-    router = await objects.create(
-        collection("router"),
-        {"name": "router1", "external_gateway_info": {"network_id": ids["public"]}},
-    )
-    await objects.action(
-        collection("router"),
-        str(router["id"]),
-        "PUT",
-        "/add_router_interface",
-        {"subnet_id": ids["private-subnet"]},
-    )
+    await route_private_to_public(warden.cloud)
     server = await warden.cloud.compute.create_server(
         "existing", (await objects.find(collection("image"), "cirros"))["id"], "1"
     )

@@ -52,6 +52,5 @@ API: Final = ApiObjectType(
     kind="floating_ip",
     body=_body,
     fields=fields_of(FIELDS, port_id=("port_id",)),
-    attribute_fields={},
 )
 ASSOCIATION_TYPE: Final = heat_type(ASSOCIATION_NAME)
