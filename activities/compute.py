@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -125,10 +127,33 @@ class ComputeActivities:
         """Delete a server (and the ports and floating IPs Warden made for it); one that
         is already gone counts as deleted."""
         try:
-            await self._compute.delete_server(physical_id)
-            await release_owned(self._objects, physical_id)
+            for duplicate in await self._duplicates(physical_id):
+                await self._delete(duplicate)
+            await self._delete(physical_id)
         except WardenError as err:
             raise application_error(err) from err
+
+    async def _delete(self, physical_id: str) -> None:
+        await self._compute.delete_server(physical_id)
+        await release_owned(self._objects, physical_id)
+
+    async def _duplicates(self, physical_id: str) -> list[str]:
+        """Other live servers of the same create (same name and request id): a POST that
+        answered after the client's timeout made one the retry never saw. Deleted first,
+        so a retry after a crash still finds them through the server being deleted."""
+        try:
+            server = await self._compute.get_server(physical_id)
+        except BackendNotFound:
+            return []
+        if server.request_id is None:
+            return []
+        return [
+            other.id
+            for other in await self._compute.list_servers(name=f"^{re.escape(server.name)}$")
+            if other.id != physical_id
+            and other.request_id == server.request_id
+            and other.status.upper() != "DELETED"
+        ]
 
     @activity.defn(name="wait_server_deleted")
     async def wait_server_deleted(self, physical_id: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 from sqlalchemy.engine import Engine
 from temporalio import activity
@@ -13,6 +14,7 @@ from activities.errors import application_error
 from activities.server_networking import release_owned
 from domain.errors import BackendNotFound, WardenError
 from domain.projection import ChangeSet, NodeRemoval
+from domain.servers import NODE_KEY
 from store.changes import apply_changes
 from store.db import session_scope
 
@@ -37,12 +39,33 @@ class NodeActivities:
         three history events; every step is idempotent, so a retry after a worker
         crash repeats no deletion (a server already gone counts as deleted).
         """
-        if removal.destroy and removal.physical_id:
-            try:
+        try:
+            if removal.destroy and removal.physical_id:
                 await self._delete_and_wait(removal.physical_id)
-            except WardenError as err:
-                raise application_error(err) from err
+            if removal.name:
+                await self._delete_leftovers(removal)
+        except WardenError as err:
+            raise application_error(err) from err
         await asyncio.to_thread(self._write, removal.changes)
+
+    async def _delete_leftovers(self, removal: NodeRemoval) -> None:
+        """Delete the node's other servers: one a RECREATE could not delete, or the
+        duplicate a create made when its answer came after the client's timeout."""
+        assert removal.name is not None
+        servers = await self._compute.list_servers(
+            name=f"^{re.escape(removal.name)}$", metadata={NODE_KEY: removal.node_id}
+        )
+        leftovers = [
+            s.id for s in servers if s.id != removal.physical_id and s.status.upper() != "DELETED"
+        ]
+        if leftovers:
+            activity.logger.warning(
+                "Node %s: deleting %d leftover server(s) %s",
+                removal.node_id,
+                len(leftovers),
+                leftovers,
+            )
+            await asyncio.gather(*(self._delete_and_wait(pid) for pid in leftovers))
 
     async def _delete_and_wait(self, physical_id: str) -> None:
         await self._compute.delete_server(physical_id)

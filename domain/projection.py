@@ -185,3 +185,6 @@ class NodeRemoval(BaseModel):
     physical_id: str | None
     destroy: bool = True
     changes: ChangeSet
+    #: The node's name (its servers'): every other live server made for the node is
+    #: deleted too, whatever `destroy` says, since none of them is the node's.
+    name: str | None = None

@@ -6,6 +6,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: Server metadata naming the cluster and the node a server was made for: every
+#: server of a node (a replaced one the cloud refused to delete, a duplicate of a create
+#: whose answer came too late) is found by it when the node is deleted.
+CLUSTER_KEY = "warden_cluster"
+NODE_KEY = "warden_node"
+
 
 class NetworkRequest(BaseModel):
     """One NIC of a server, in Heat's and Senlin's words (names or ids)."""

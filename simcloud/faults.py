@@ -40,8 +40,9 @@ OPENSTACK_PREFIXES = (
     "/image",
     "/volume",
 )
-#: An injected error replaces the call ("before") or its answer ("after").
-FaultTiming = Literal["before", "after"]
+#: An injected error replaces the call ("before") or its answer ("after"); a "held"
+#: call is carried out late and answered as usual.
+FaultTiming = Literal["before", "after", "held"]
 
 
 class FaultRequest(BaseModel):
@@ -61,7 +62,9 @@ class ApiFaultRequest(BaseModel):
     """`POST /sim/api-faults` body; `error_rate` 0 turns errors off.
 
     `lost_response_rate` is the share of the errors answered *after* the call was
-    carried out (a create that made its server, then answered 5xx); `match` limits
+    carried out (a create that made its server, then answered 5xx); `hold_ms` turns
+    the errors into calls held that long before they are carried out and answered as
+    usual (a request queued upstream that lands after the client gave up); `match` limits
     errors to calls whose `"METHOD /path"` it matches; `max_errors` heals the API after
     that many errors (one-shot faults for tests).
     """
@@ -72,6 +75,7 @@ class ApiFaultRequest(BaseModel):
     status: int = Field(503, ge=400, le=599)
     latency_ms: int = Field(0, ge=0, le=60_000)
     lost_response_rate: float = Field(0.0, ge=0.0, le=1.0)
+    hold_ms: int = Field(0, ge=0, le=600_000)
     match: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     max_errors: int | None = Field(None, ge=1, le=1_000_000)
 
@@ -139,6 +143,7 @@ async def set_api_faults(request: Request) -> Response:
         body.status,
         body.latency_ms,
         body.lost_response_rate,
+        body.hold_ms,
         re.compile(body.match) if body.match is not None else None,
         body.max_errors,
     )
@@ -157,6 +162,7 @@ def _api_faults_json(faults: ApiFaults) -> dict[str, Any]:
         "status": faults.status,
         "latency_ms": faults.latency_ms,
         "lost_response_rate": faults.lost_response_rate,
+        "hold_ms": faults.hold_ms,
         "match": faults.match.pattern if faults.match is not None else None,
         "errors_left": faults.errors_left,
     }
@@ -173,6 +179,8 @@ def draw_api_fault(state: SimState, method: str, path: str) -> FaultTiming | Non
         return None
     if faults.errors_left is not None:
         faults.errors_left -= 1
+    if faults.hold_ms:
+        return "held"
     # Drawn only when asked for, so seeded runs without lost responses keep their sequence.
     lost = faults.lost_response_rate > 0 and state.rng.random() < faults.lost_response_rate
     return "after" if lost else "before"
@@ -201,7 +209,26 @@ class ApiFaultMiddleware:
         if timing is None:
             await self.app(scope, receive, send)
             return
+        if timing == "held":
+            await self._held(scope, receive, send, faults.hold_ms)
+            return
         if timing == "after":
             await self.app(scope, receive, _discard)
         body = error_body(faults.status, "Simulated API fault", style_for(path))
         await JSONResponse(body, status_code=faults.status)(scope, receive, send)
+
+    async def _held(self, scope: Scope, receive: Receive, send: Send, hold_ms: int) -> None:
+        """Take the whole request now, carry it out `hold_ms` later, whether or not the
+        client is still there (its answer then goes nowhere)."""
+        messages: list[Message] = []
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
+        await asyncio.sleep(hold_ms / 1000)
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+        await self.app(scope, replay, send)

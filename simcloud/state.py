@@ -134,6 +134,8 @@ class ApiFaults:
     #: Share of the injected errors sent after the call was carried out: the cloud did
     #: the work but the caller never hears of it (a gateway timing out, a reset).
     lost_response_rate: float = 0.0
+    #: Injected faults hold the call this long, then carry it out and answer (ms).
+    hold_ms: int = 0
     #: Only calls whose `"METHOD /path"` this matches get errors (every call when None).
     match: re.Pattern[str] | None = None
     #: Errors still to inject before the API heals itself (no limit when None).

@@ -166,11 +166,15 @@ class ComputeClient:
         return await self.get_server(str(created["id"]))
 
     async def find_server(self, name: str, request_id: str) -> Server | None:
-        """The live server named `name` created for `request_id`, if any."""
-        for server in await self.list_servers(name=f"^{re.escape(name)}$"):
-            if server.request_id == request_id and server.status != "DELETED":
-                return server
-        return None
+        """The live server named `name` created for `request_id`, if any; of several
+        (a POST answered after the client's timeout made a second), the oldest, so every
+        retry adopts the same one."""
+        made = [
+            server
+            for server in await self.list_servers(name=f"^{re.escape(name)}$")
+            if server.request_id == request_id and server.status != "DELETED"
+        ]
+        return min(made, key=lambda s: (s.created or "", s.id), default=None)
 
     async def get_server(self, server_id: str) -> Server:
         """One server; `BackendNotFound` when it does not exist (any more)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from temporalio.exceptions import ApplicationError
@@ -16,9 +17,13 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.cloud import REQUEST_ID_KEY, CloudSession, Server
 from activities.compute import ComputeActivities
+from activities.nodes import NodeActivities
 from domain.cluster.nodes import NodeState
+from domain.projection import ChangeSet, NodeRemoval
 from domain.servers import ServerInfo, ServerRequest
-from tests.support.simcloud_server import SimControl
+from store.db import make_engine, migrate
+from tests.support.eventually import eventually
+from tests.support.simcloud_server import RunningSimcloud, SimControl
 from workflows.cluster.operations import server_request
 
 CREATE = "^POST /compute/v2.1/servers$"
@@ -144,3 +149,82 @@ async def test_deleting_the_adopted_server_leaves_nothing_behind(
 
     assert await cloud.compute.list_servers() == []
     assert (await sim.state())["servers"] == 0
+
+
+async def hold_next_create(sim: SimControl, hold_ms: int) -> None:
+    """The next POST /servers is carried out `hold_ms` late, its answer going nowhere."""
+    await sim.api_faults(1.0, hold_ms=hold_ms, match=CREATE, max_errors=1)
+
+
+async def duplicated_create(
+    simcloud: RunningSimcloud, sim: SimControl, cloud: CloudSession, request: ServerRequest
+) -> tuple[ServerInfo, list[Server]]:
+    """Attempt 1 times out while its POST is held; attempt 2 creates; then the held POST
+    lands: two servers of one create, as Nova made them when its answer came too late."""
+    await hold_next_create(sim, hold_ms=1500)
+    async with CloudSession(simcloud.cloud_config(timeout_s=0.5)) as impatient:
+        first, adopted = await create_with_one_retry(
+            ComputeActivities(impatient.compute, impatient.collections), request
+        )
+    assert first.type == "BackendUnavailable" and not first.non_retryable
+
+    async def both() -> list[Server] | None:
+        servers = await servers_named(cloud, request.name)
+        return servers if len(servers) == 2 else None
+
+    return adopted, await eventually(both, timeout=10, what="the held create to land")
+
+
+async def test_a_create_answered_after_the_timeout_is_deleted_with_its_twin(
+    compute: ComputeActivities,
+    cloud: CloudSession,
+    sim: SimControl,
+    simcloud: RunningSimcloud,
+) -> None:
+    request = server_request(PROFILE, "cluster-1", node(), request_id="node-7f3a")
+    adopted, twins = await duplicated_create(simcloud, sim, cloud, request)
+    assert {s.request_id for s in twins} == {"node-7f3a"}
+
+    # Every later lookup adopts the same (oldest) one of the two.
+    again = await ActivityEnvironment().run(compute.find_created_server, request)
+    assert again is not None and again.physical_id == min(twins, key=lambda s: s.created or "").id
+
+    await ActivityEnvironment().run(compute.delete_server, adopted.physical_id)
+    await eventually(lambda: _none_named(cloud, "web-1"), what="both servers deleted")
+
+
+async def test_node_removal_deletes_every_server_made_for_the_node(
+    cloud: CloudSession, sim: SimControl, simcloud: RunningSimcloud, tmp_path: Path
+) -> None:
+    the_node = node()
+    request = server_request(PROFILE, "cluster-1", the_node, request_id="node-7f3a")
+    adopted, _ = await duplicated_create(simcloud, sim, cloud, request)
+    # A RECREATE's old server the cloud would not delete, and another node's server.
+    compute = ComputeActivities(cloud.compute, cloud.collections)
+    stale = await ActivityEnvironment().run(
+        compute.create_server,
+        server_request(PROFILE, "cluster-1", the_node, request_id="node-7f3a:action-2"),
+    )
+    other = await ActivityEnvironment().run(
+        compute.create_server,
+        server_request(PROFILE, "cluster-1", node("node-b", "web-2"), request_id="node-b"),
+    )
+    engine = make_engine(f"sqlite:///{tmp_path / 'warden.db'}")
+    migrate(engine)
+    removal = NodeRemoval(
+        node_id=the_node.node_id,
+        name=the_node.name,
+        physical_id=adopted.physical_id,
+        changes=ChangeSet(),
+    )
+    await ActivityEnvironment().run(
+        NodeActivities(cloud.compute, cloud.collections, engine).remove_node, removal
+    )
+
+    assert stale.physical_id != adopted.physical_id
+    assert await servers_named(cloud, "web-1") == []
+    assert [s.id for s in await cloud.compute.list_servers()] == [other.physical_id]
+
+
+async def _none_named(cloud: CloudSession, name: str) -> bool:
+    return not await servers_named(cloud, name)

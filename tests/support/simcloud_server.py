@@ -153,12 +153,14 @@ class SimControl:
         latency_ms: int = 0,
         *,
         lost_response_rate: float = 0.0,
+        hold_ms: int = 0,
         match: str | None = None,
         max_errors: int | None = None,
     ) -> Any:
         """Make the OpenStack APIs flaky (`error_rate` 0 turns it off).
 
         `lost_response_rate`: share of errors sent after the call was carried out;
+        `hold_ms`: instead of failing, calls are carried out and answered that late;
         `match`: only calls whose "METHOD /path" it matches fail; `max_errors`: heal after.
         """
         body = {
@@ -166,6 +168,7 @@ class SimControl:
             "status": status,
             "latency_ms": latency_ms,
             "lost_response_rate": lost_response_rate,
+            "hold_ms": hold_ms,
             "match": match,
             "max_errors": max_errors,
         }

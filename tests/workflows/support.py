@@ -81,6 +81,8 @@ class FakeCloud:
     requests: dict[str, str] = field(default_factory=dict)
     #: Names whose create makes the server, then fails for good (every attempt's answer lost).
     lost_creates: set[str] = field(default_factory=set)
+    #: Servers whose delete the cloud refuses (locked by an admin, say).
+    undeletable: set[str] = field(default_factory=set)
 
     @activity.defn(name="create_server")
     async def create_server(self, request: ServerRequest) -> ServerInfo:
@@ -112,6 +114,10 @@ class FakeCloud:
 
     @activity.defn(name="delete_server")
     async def delete_server(self, physical_id: str) -> None:
+        if physical_id in self.undeletable:
+            raise ApplicationError(
+                f"Instance {physical_id} is locked", type="BackendConflict", non_retryable=True
+            )
         self.servers.pop(physical_id, None)
 
     @activity.defn(name="wait_server_deleted")

@@ -292,3 +292,47 @@ async def test_check_capacity_is_refused_with_what_to_do_instead(harness: Harnes
     cause = failed.value.cause
     assert isinstance(cause, ApplicationError) and cause.type == "InvalidRequest"
     assert "resize it to that capacity" in str(cause)
+
+
+async def test_recreate_keeps_the_replacement_when_the_old_server_cannot_be_deleted(
+    harness: Harness,
+) -> None:
+    handle, cluster_id = await harness.create(desired=1)
+    await harness.update(handle, "policy_attach", health_policy([{"name": "RECREATE"}], fencing=[]))
+    node = await break_node(harness, cluster_id)
+    harness.cloud.undeletable = {node.physical_id or ""}
+
+    action = await harness.action_ends(await recover(harness, handle, nodes=[node.id]))
+
+    assert action.status == "SUCCEEDED", action.status_reason
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.status == "ACTIVE" and after.physical_id not in (None, node.physical_id)
+    # Both servers are known: the node's new one, and the old one the cloud kept.
+    assert set(harness.cloud.servers) == {after.physical_id, node.physical_id}
+    reasons = [e.status_reason for e in harness.rows(EventRecord, obj_id=node.id)]
+    assert any(f"Old server {node.physical_id} could not be deleted" in r for r in reasons)
+
+    # A second recovery replaces the new server, not the old one again.
+    harness.cloud._set(after.physical_id or "", "ERROR")
+    action = await harness.action_ends(await recover(harness, handle, nodes=[node.id]))
+    assert action.status == "SUCCEEDED", action.status_reason
+    [again] = harness.rows(NodeRecord, id=node.id)
+    assert set(harness.cloud.servers) == {again.physical_id, node.physical_id}
+
+
+async def test_a_replacement_that_never_becomes_active_is_still_the_nodes(
+    harness: Harness,
+) -> None:
+    handle, cluster_id = await harness.create(desired=1)
+    await harness.update(handle, "policy_attach", health_policy([{"name": "RECREATE"}]))
+    node = await break_node(harness, cluster_id)
+    harness.cloud.fail_names = {node.name}  # the new server goes to ERROR
+
+    action = await harness.action_ends(await recover(harness, handle, nodes=[node.id]))
+
+    assert action.status == "FAILED"
+    [after] = harness.rows(NodeRecord, id=node.id)
+    assert after.status == "ERROR" and "went to ERROR" in after.status_reason
+    # The fenced old server is gone and the node names the one server that exists.
+    assert list(harness.cloud.servers) == [after.physical_id]
+    assert after.physical_id != node.physical_id

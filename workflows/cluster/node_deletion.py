@@ -37,7 +37,12 @@ with workflow.unsafe.imports_passed_through():
         HEARTBEAT_LIFECYCLE,
         LifecycleView,
     )
-    from workflows.cluster.operations import CLOUD_RETRY, node_snapshot, with_status
+    from workflows.cluster.operations import (
+        CLOUD_RETRY,
+        REMOVE_TIMEOUT,
+        node_snapshot,
+        with_status,
+    )
     from workflows.entity import failure_reason, record
     from workflows.search_attributes import set_status, show_final_status
 
@@ -73,7 +78,6 @@ LOCAL_FIRST_ATTEMPT = 1
 #: 1: the final `WardenStatus` is set without the `final-warden-status` patch marker.
 UNPATCHED_FINAL_STATUS = 1
 VICTIM_REVISION = 1
-REMOVE_TIMEOUT = timedelta(minutes=15)
 
 
 class NodeDeletionInput(BaseModel):
@@ -359,6 +363,7 @@ class NodeDeletionWorkflow:
                 NodeActivities.remove_node,
                 NodeRemoval(
                     node_id=node.node_id,
+                    name=node.name,
                     physical_id=node.physical_id,
                     destroy=destroy,
                     changes=ChangeSet(

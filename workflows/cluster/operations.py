@@ -13,11 +13,12 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.compute import ComputeActivities
+    from activities.nodes import NodeActivities
     from domain.cluster.nodes import NodeState, NodeStatus, node_status_from_server
     from domain.cluster.profiles import block_devices, network_requests, nova_metadata
     from domain.events import node_event
-    from domain.projection import ChangeSet, NodeSnapshot
-    from domain.servers import ServerRequest
+    from domain.projection import ChangeSet, NodeRemoval, NodeSnapshot
+    from domain.servers import CLUSTER_KEY, NODE_KEY, ServerRequest
     from workflows.entity import failure_reason, record
     from workflows.search_attributes import show_final_status
 
@@ -32,6 +33,8 @@ CLOUD_RETRY = RetryPolicy(
     maximum_interval=timedelta(seconds=30),
     maximum_attempts=20,
 )
+#: Deleting a node's servers and waiting until they are gone.
+REMOVE_TIMEOUT = timedelta(minutes=15)
 #: Waiting for a server: poll by retrying the activity (no history per attempt).
 POLL_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
@@ -203,8 +206,8 @@ def server_request(
         flavor=str(props.get("flavor", "")),
         metadata={
             **nova_metadata(props.get("metadata")),
-            "warden_cluster": cluster_id,
-            "warden_node": node.node_id,
+            CLUSTER_KEY: cluster_id,
+            NODE_KEY: node.node_id,
         },
         request_id=request_id,
         networks=network_requests(props.get("networks")),
@@ -297,6 +300,10 @@ class ClusterDeleteWorkflow:
         )
 
     async def _delete(self, node: NodeState) -> NodeState | None:
+        if workflow.patched("cluster-delete-removes-every-node-server"):
+            # Before this patch only the server the node named was deleted: one a
+            # RECREATE could not delete, or a create's late duplicate, outlived the cluster.
+            return await self._remove(node)
         if not node.physical_id:
             return None
         try:
@@ -314,6 +321,24 @@ class ClusterDeleteWorkflow:
                 schedule_to_close_timeout=SERVER_WAIT,
                 retry_policy=POLL_RETRY,
                 summary=f"wait for {node.name} gone",
+            )
+        except ActivityError as err:
+            return with_status(node, NodeStatus.ERROR, failure_reason(err))
+        return None
+
+    @staticmethod
+    async def _remove(node: NodeState) -> NodeState | None:
+        removal = NodeRemoval(
+            node_id=node.node_id, name=node.name, physical_id=node.physical_id, changes=ChangeSet()
+        )
+        try:
+            await workflow.execute_activity_method(
+                NodeActivities.remove_node,
+                removal,
+                start_to_close_timeout=REMOVE_TIMEOUT,
+                heartbeat_timeout=timedelta(seconds=30),
+                retry_policy=CLOUD_RETRY,
+                summary=f"delete the servers of {node.name}",
             )
         except ActivityError as err:
             return with_status(node, NodeStatus.ERROR, failure_reason(err))

@@ -43,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
         SERVER_WAIT,
         NodesOperationInput,
         NodesOperationResult,
+        adopt_lost_server,
         check_nodes,
         finished,
         node_snapshot,
@@ -187,7 +188,9 @@ class NodeRecoveryWorkflow:
             try:
                 node = await self._run_step(inp, node, step, number)
                 healthy, why = await self._verify(inp, node)
-            except (ActivityError, ChildWorkflowError, StepFailed) as err:
+            except StepFailed as err:
+                node, healthy, why = err.node or node, False, err.reason
+            except (ActivityError, ChildWorkflowError) as err:
                 healthy, why = False, failure_reason(err)
             if healthy:
                 done = with_status(without_mark(node), NodeStatus.ACTIVE, "")
@@ -248,30 +251,64 @@ class NodeRecoveryWorkflow:
         return node
 
     async def _recreate(self, inp: NodeRecoveryInput, node: NodeState) -> NodeState:
+        # Before this patch a failed create, wait or delete left the node on its old
+        # server and the replacement untracked: a leaked server at every recovery.
+        adopts = workflow.patched("recreate-adopts-replacement")
         old = node.physical_id
         fenced = "DELETED"
         if old and inp.fencing:
             fenced = await self._fence(inp, node, old)
-        created: ServerInfo = await workflow.execute_activity_method(
-            ComputeActivities.create_server,
-            server_request(
-                inp.profile, inp.cluster_id, node, request_id=f"{node.node_id}:{inp.action_id}"
-            ),
-            start_to_close_timeout=timedelta(seconds=60),
-            retry_policy=CLOUD_RETRY,
-            summary=f"recreate server {node.name}",
+        stale = old if old and (not inp.fencing or fenced != "DELETED") else None
+        request = server_request(
+            inp.profile, inp.cluster_id, node, request_id=f"{node.node_id}:{inp.action_id}"
         )
-        node = node.model_copy(update={"physical_id": created.physical_id})
-        await wait_until_active(created.physical_id, node.name)
-        if old and (not inp.fencing or fenced != "DELETED"):
-            await workflow.execute_activity_method(
-                ComputeActivities.delete_server,
-                old,
+        failed: str | None = None
+        try:
+            created: ServerInfo = await workflow.execute_activity_method(
+                ComputeActivities.create_server,
+                request,
                 start_to_close_timeout=timedelta(seconds=60),
                 retry_policy=CLOUD_RETRY,
-                summary=f"delete old server of {node.name}",
+                summary=f"recreate server {node.name}",
             )
+            node = node.model_copy(update={"physical_id": created.physical_id})
+            await wait_until_active(created.physical_id, node.name)
+        except ActivityError as err:
+            if not adopts:
+                raise
+            failed = failure_reason(err)
+            if node.physical_id == old:  # the create itself failed: did its last POST land?
+                node = await adopt_lost_server(node, request)
+        if stale and node.physical_id != old:
+            # The node is on its replacement now, ready or not: the old server goes.
+            await (
+                self._delete_stale(inp, node, stale) if adopts else self._delete_server(node, stale)
+            )
+        if failed is not None:
+            raise StepFailed(failed, node=node)
         return node
+
+    async def _delete_server(self, node: NodeState, physical_id: str) -> None:
+        await workflow.execute_activity_method(
+            ComputeActivities.delete_server,
+            physical_id,
+            start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=CLOUD_RETRY,
+            summary=f"delete old server of {node.name}",
+        )
+
+    async def _delete_stale(self, inp: NodeRecoveryInput, node: NodeState, old: str) -> None:
+        """Delete the server a RECREATE replaced; one the cloud refuses to delete (locked
+        by an admin, say) is logged and left to the node's deletion, which removes every
+        server made for the node."""
+        try:
+            await self._delete_server(node, old)
+        except ActivityError as err:
+            left = (
+                f"Old server {old} could not be deleted ({failure_reason(err)}); "
+                "it is deleted with the node"
+            )
+            await self._record(inp, node, "RECOVER_RECREATE", left, EventLevel.WARNING)
 
     async def _fence(self, inp: NodeRecoveryInput, node: NodeState, old: str) -> str:
         """Make sure the old server can't run: deleted, else powered off, both confirmed.
@@ -402,7 +439,13 @@ class NodeRecoveryWorkflow:
 
 
 class StepFailed(Exception):
-    """A step that cannot run at all (caught by the step loop, never escapes)."""
+    """A step that failed; `node` is the node as the step left it (a RECREATE's node is
+    on its replacement even when that never became ACTIVE). Caught by the step loop."""
+
+    def __init__(self, reason: str, node: NodeState | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.node = node
 
 
 def _image(profile: dict[str, Any]) -> str | None:
