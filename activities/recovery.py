@@ -36,6 +36,7 @@ from domain.cluster.recovery import (
     in_transition,
 )
 from domain.errors import BackendConflict, BackendNotFound, WardenError
+from domain.servers import LockServerRequest
 
 #: Fencing polls the server with this backoff (seconds).
 FIRST_POLL_S = 0.25
@@ -143,9 +144,13 @@ class RecoveryActivities:
         )
 
     @activity.defn(name="lock_server")
-    async def lock_server(self, physical_id: str) -> None:
-        """Lock a server (stack lock, level `all`); locking twice is harmless."""
-        await self._act(physical_id, self._compute.lock(physical_id), lambda s: s.locked)
+    async def lock_server(self, request: LockServerRequest | str) -> None:
+        """Lock a server (stack lock, level `all`) with its reason; locking twice is
+        harmless. A bare server id is what workflows sent before reasons were."""
+        if isinstance(request, str):
+            request = LockServerRequest(physical_id=request)
+        pid = request.physical_id
+        await self._act(pid, self._compute.lock(pid, request.reason), lambda s: s.locked)
 
     @activity.defn(name="unlock_server")
     async def unlock_server(self, physical_id: str) -> None:

@@ -83,3 +83,12 @@ class ServerStatuses(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     statuses: dict[str, str | None]
+
+
+class LockServerRequest(BaseModel):
+    """Lock a server in Nova, saying why (`locked_reason`, microversion 2.73)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    physical_id: str = Field(min_length=1, max_length=255)
+    reason: str | None = Field(None, max_length=255)

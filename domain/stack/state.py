@@ -66,6 +66,10 @@ class StackLock(BaseModel):
         why = f": {self.reason}" if self.reason else ""
         return f" (level {self.level.value}{who}{why})"
 
+    def server_reason(self, stack_name: str) -> str:
+        """The `locked_reason` a locked stack's servers carry in Nova (at most 255)."""
+        return f"Stack {stack_name} is locked{self.describe()}"[:255]
+
 
 class ResourceState(BaseModel):
     """One resource of a stack as its workflow knows it."""

@@ -16,6 +16,7 @@ from domain.cluster.health import FenceRequest
 from domain.cluster.policies.health import RebootType
 from domain.cluster.recovery import RebootRequest, RebuildRequest
 from domain.errors import BackendNotFound
+from domain.servers import LockServerRequest
 from simcloud.config import SimConfig
 from simcloud.image.state import seeded_image_id
 from tests.support.cloud_ids import CIRROS, TINY
@@ -233,6 +234,20 @@ async def test_fence_of_a_locked_server_fails_permanently(
     error = await fails(run(recovery.fence_server, FenceRequest(physical_id=server.id)))
 
     assert (error.type, error.non_retryable) == ("BackendConflict", True)
+
+
+async def test_lock_gives_nova_its_reason_and_takes_the_bare_id_older_workflows_send(
+    recovery: RecoveryActivities, cloud: CloudSession
+) -> None:
+    first = await cloud.compute.create_server("n-1", CIRROS, TINY)
+    second = await cloud.compute.create_server("n-2", CIRROS, TINY)
+
+    await run(recovery.lock_server, LockServerRequest(physical_id=first.id, reason="patching"))
+    await run(recovery.lock_server, second.id)
+
+    locked = await cloud.compute.get_server(first.id)
+    assert (locked.locked, locked.locked_reason) == (True, "patching")
+    assert (await cloud.compute.get_server(second.id)).locked
 
 
 # --- Slow transitions (a simcloud whose actions take a minute of simulated time) -------------

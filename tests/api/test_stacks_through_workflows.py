@@ -125,8 +125,10 @@ async def test_locked_stack_refuses_update_with_409_until_unlocked(
     assert_error(refused_mark, 409, "unlock it first")
     web = await resource(api, url, "web")
     assert web["resource_status"] == "LOCK_COMPLETE"  # not CHECK_FAILED: the mark was refused
-    # Level `all` locks the server at the compute API too.
-    assert (await running_warden.cloud.compute.get_server(web["physical_resource_id"])).locked
+    # Level `all` locks the server at the compute API too, saying why.
+    server = await running_warden.cloud.compute.get_server(web["physical_resource_id"])
+    assert server.locked
+    assert server.locked_reason == "Stack shop is locked (level all by ops: patching)"
 
     assert (await api.post(f"{url}/actions", json={"unlock": None})).status_code == 200
     assert (await settled(api, url))["stack_status"] == "UNLOCK_COMPLETE"

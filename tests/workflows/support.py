@@ -36,7 +36,7 @@ from domain.cluster.lifecycle import HookDelivery, HookDeliveryResult
 from domain.cluster.requests import ClusterOperationRequest, OperationAccepted
 from domain.cluster.state import ClusterSpec, ClusterState
 from domain.projection import NodeRemoval
-from domain.servers import ServerInfo, ServerRequest, ServerStatuses
+from domain.servers import LockServerRequest, ServerInfo, ServerRequest, ServerStatuses
 from store.actions import ActionRecord
 from store.changes import apply_changes
 from store.db import make_engine, migrate, session_scope
@@ -187,7 +187,8 @@ class FakeCloud:
         self._set(physical_id, "PAUSED")
 
     @activity.defn(name="lock_server")
-    async def lock_server(self, physical_id: str) -> None:
+    async def lock_server(self, request: LockServerRequest) -> None:
+        physical_id = request.physical_id
         self.calls.append(("lock", physical_id))
         self.servers[physical_id] = self.servers[physical_id].model_copy(update={"locked": True})
 

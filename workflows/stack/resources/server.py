@@ -16,7 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.recovery import RecoveryActivities
     from domain.cloud_objects import CloudAction, CloudObject, CloudRef
     from domain.cluster.recovery import RebuildRequest
-    from domain.servers import ServerInfo, ServerRequest
+    from domain.servers import LockServerRequest, ServerInfo, ServerRequest
     from domain.stack.state import LockLevel, ResourceState, StackLock
     from domain.stack.types.server import (
         needs_rebuild,
@@ -143,7 +143,11 @@ class ServerHandler(ResourceHandler):
         if not current.physical_id:
             return
         if lock is not None and lock.level == LockLevel.ALL:
-            await call_activity(RecoveryActivities.lock_server, current.physical_id)
+            reason = lock.server_reason(ctx.parent().name)
+            await call_activity(
+                RecoveryActivities.lock_server,
+                LockServerRequest(physical_id=current.physical_id, reason=reason),
+            )
         else:
             await call_activity(RecoveryActivities.unlock_server, current.physical_id)
 
