@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 from simcloud.errors import SimError
@@ -67,6 +68,8 @@ def settle(state: SimState, record: ServerRecord, now: float) -> bool:
         record.vm_state = task.vm_state
         record.task = None
         record.updated_at = task.done_at
+        if task.vm_state == "active" and record.launched_at is None:
+            record.launched_at = task.done_at
     return True
 
 
@@ -149,6 +152,8 @@ def check_action(record: ServerRecord, action: str) -> None:
         raise SimError(
             409, f"Cannot '{verb}' instance {record.id} while it is in vm_state {record.vm_state}"
         )
+    if record.launched_at is None:
+        raise SimError(409, f"Cannot '{verb}' instance {record.id} while it is in launched_at None")
 
 
 def start_action(state: SimState, record: ServerRecord, action: str) -> Task:
@@ -193,6 +198,15 @@ def to_json(record: ServerRecord, base: str) -> dict[str, Any]:
     body["OS-EXT-STS:task_state"] = task.task_state if task is not None else None
     body["OS-EXT-STS:power_state"] = POWER_STATE.get(record.vm_state, 0)
     body["updated"] = isotime(record.updated_at)
+    launched = record.launched_at
+    body["OS-SRV-USG:launched_at"] = (
+        datetime.fromtimestamp(launched, UTC)
+        .replace(tzinfo=None)
+        .isoformat(timespec="microseconds")
+        if launched is not None
+        else None
+    )
+    body["OS-SRV-USG:terminated_at"] = None
     body["locked"] = record.locked
     body["locked_reason"] = record.locked_reason
     body["metadata"] = record.metadata
@@ -240,6 +254,7 @@ def to_json_text(record: ServerRecord, base: str) -> str:
         record.locked_reason,
         record.image_ref,
         record.updated_at,
+        record.launched_at,
     )
     cached = record.cached_json
     if cached is not None and cached[0] == key and cached[1] is record.metadata:

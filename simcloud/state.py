@@ -72,6 +72,9 @@ class ServerRecord:
     locked_reason: str | None = None
     fault: Fault | None = None
     deleted_until: float | None = None
+    #: When it first became ACTIVE; None for a build that failed (Nova then refuses
+    #: reboot, rebuild, stop and the rest: `must_have_launched`).
+    launched_at: float | None = None
     #: JSON members that never change, built once (cheap `detail` lists).
     static: dict[str, Any] = field(default_factory=dict)
     #: Nova's `addresses` as its ports have them now (None: the static private address).

@@ -76,9 +76,7 @@ async def ping_forever(client: Client, cloud: CloudSession, health: HealthManage
 async def record_cloud_reachability(cloud: CloudSession, health: HealthManager) -> None:
     """Record whether the compute API answers (Keystone auth + one small list call)."""
     try:
-        await cloud.request(
-            "compute", "GET", "/servers/detail", params={"limit": "1"}, timeout_s=10
-        )
+        await cloud.compute.ping(timeout_s=10)
     except WardenError as err:
         health.record_failure("cloud:compute", output=err.message, component_type="component")
     else:

@@ -112,11 +112,22 @@ class ComputeClient:
         self._session = session
 
     async def _call(
-        self, method: str, path: str, *, json: Any = None, params: dict[str, str] | None = None
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, str] | None = None,
+        timeout_s: float | None = None,
     ) -> httpx.Response:
         return await self._session.request(
-            "compute", method, path, json=json, params=params, headers=HEADERS
+            "compute", method, path, json=json, params=params, headers=HEADERS, timeout_s=timeout_s
         )
+
+    async def ping(self, timeout_s: float) -> None:
+        """One small list call at Warden's microversion (Keystone auth included): the
+        compute API answers as the activities will need it."""
+        await self._call("GET", "/servers/detail", params={"limit": "1"}, timeout_s=timeout_s)
 
     async def version(self) -> str:
         """The newest microversion the compute API offers (a cheap reachability check)."""
@@ -238,7 +249,8 @@ class ComputeClient:
         return await self._call("POST", _path(server_id, "/action"), json=body)
 
     async def reboot(self, server_id: str, reboot_type: RebootType = "SOFT") -> None:
-        """Reboot (SOFT needs an ACTIVE server; HARD also works from SHUTOFF, PAUSED, ERROR)."""
+        """Reboot (SOFT needs an ACTIVE server; HARD also works from SHUTOFF, PAUSED and
+        ERROR, but only for a server that once ran: Nova refuses a failed build, 409)."""
         await self._action(server_id, {"reboot": {"type": reboot_type}})
 
     async def rebuild(self, server_id: str, image: str | None = None) -> Server:

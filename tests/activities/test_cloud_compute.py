@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from activities.cloud import REQUEST_ID_KEY, CloudSession, Server
+from activities.cloud.compute import MICROVERSION
 from domain.errors import BackendConflict, BackendNotFound, InvalidRequest
+from simcloud.app import create_app as create_simcloud
+from simcloud.config import SimConfig
 from tests.support.cloud_ids import CIRROS, CIRROS_V2, LARGE, SMALL
-from tests.support.simcloud_server import SimControl
+from tests.support.simcloud_server import RunningSimcloud, SimControl
 
 
 async def make(cloud: CloudSession, name: str = "web-1", request_id: str = "req-1") -> Server:
@@ -156,3 +160,28 @@ async def test_actions_on_unknown_server_raise_backend_not_found(cloud: CloudSes
 
 async def test_version_is_the_reachability_check(cloud: CloudSession) -> None:
     assert await cloud.compute.version() == "2.73"
+
+
+class RecordingTransport(httpx.AsyncBaseTransport):
+    """simcloud in process, keeping every request the driver sends."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.sent: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(request)
+        return await self.inner.handle_async_request(request)
+
+
+async def test_the_reachability_ping_asks_for_wardens_microversion(
+    simcloud: RunningSimcloud,
+) -> None:
+    app = create_simcloud(SimConfig())
+    async with app.router.lifespan_context(app):
+        transport = RecordingTransport(httpx.ASGITransport(app=app))
+        async with CloudSession(simcloud.cloud_config(), transport=transport) as session:
+            await session.compute.ping(timeout_s=5)
+    [ping] = [r for r in transport.sent if r.url.path.endswith("/servers/detail")]
+    assert ping.headers["OpenStack-API-Version"] == f"compute {MICROVERSION}"
+    assert ping.url.params["limit"] == "1"

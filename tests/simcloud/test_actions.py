@@ -191,3 +191,33 @@ async def test_actions_on_a_deleted_server_get_409(
     response = await act(client, server_id, {"reboot": {"type": "HARD"}})
 
     assert response.status_code == 409
+
+
+async def test_a_server_whose_build_failed_takes_no_action_but_delete() -> None:
+    """Nova's `must_have_launched`: hard reboot works from ERROR only for a server that
+    once ran; one that failed to build can only be deleted (or recreated)."""
+    async with in_process_simcloud(SimConfig(build_latency_ms=5_000)) as client:
+        client.headers.update(await login(client))
+        body = {"server": {"name": "web-1", "imageRef": CIRROS, "flavorRef": SMALL}}
+        server_id = (await client.post(SERVERS, json=body)).json()["server"]["id"]
+        await client.post(f"/sim/servers/{server_id}/fault", json={"kind": "error"})
+        shown = (await client.get(f"{SERVERS}/{server_id}")).json()["server"]
+        assert (shown["status"], shown["OS-SRV-USG:launched_at"]) == ("ERROR", None)
+
+        for action in ({"reboot": {"type": "HARD"}}, {"rebuild": {"imageRef": CIRROS}}):
+            refused = await act(client, server_id, action)
+            assert refused.status_code == 409
+            assert refused.json()["conflictingRequest"]["message"] == (
+                f"Cannot '{next(iter(action))}' instance {server_id} "
+                "while it is in launched_at None"
+            )
+        assert (await client.delete(f"{SERVERS}/{server_id}")).status_code == 204
+
+
+async def test_a_server_that_ran_shows_when_it_launched_and_hard_reboots_from_error(
+    client: httpx.AsyncClient, server_id: str
+) -> None:
+    launched = (await client.get(f"{SERVERS}/{server_id}")).json()["server"]
+    assert launched["OS-SRV-USG:launched_at"] is not None
+    await client.post(f"/sim/servers/{server_id}/fault", json={"kind": "error"})
+    assert await run(client, server_id, {"reboot": {"type": "HARD"}}) == ("HARD_REBOOT", "ACTIVE")
