@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from domain.errors import WardenError
+from domain.errors import BackendInternalError, WardenError
+
+#: Attempts of an activity whose cloud call keeps answering 500 (about 7 s of Temporal's
+#: back-off): Nova's "Unexpected API Error" is a bug or a misconfiguration far more often
+#: than a passing fault, and the 20 attempts a 503 gets took 8 minutes per node.
+INTERNAL_ERROR_ATTEMPTS = 4
 
 
 def application_error(error: WardenError) -> ApplicationError:
-    """The error for Temporal: retried only when the domain calls it retryable."""
-    return ApplicationError(
-        error.message, type=type(error).__name__, non_retryable=not error.retryable
-    )
+    """The error for Temporal: retried only when the domain calls it retryable, and a
+    500 only for the first `INTERNAL_ERROR_ATTEMPTS` attempts."""
+    retryable = error.retryable
+    message = error.message
+    if isinstance(error, BackendInternalError) and _attempt() >= INTERNAL_ERROR_ATTEMPTS:
+        retryable = False
+        message = f"{message} (attempt {_attempt()}: a 500 is not retried further)"
+    return ApplicationError(message, type=type(error).__name__, non_retryable=not retryable)
+
+
+def _attempt() -> int:
+    return activity.info().attempt if activity.in_activity() else 1

@@ -60,6 +60,11 @@ class BackendUnavailable(BackendError):
     retryable = True
 
 
+class BackendInternalError(BackendUnavailable):
+    """A backend answered 500, a fault of its own: worth a few quick retries (a database
+    deadlock passes), not the long ones an outage gets (a bug or bad config persists)."""
+
+
 class BackendNotFound(NotFound):
     """The backend says the object does not exist (404 from the cloud)."""
 

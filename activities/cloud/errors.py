@@ -6,7 +6,8 @@
 | 409                                       | BackendConflict        | no        |
 | 409 "… is immutable" (Octavia, pending)   | BackendUnavailable     | yes       |
 | 400                                       | InvalidRequest         | no        |
-| 408, 429, 5xx, timeout, connection error  | BackendUnavailable     | yes       |
+| 500                                       | BackendInternalError   | a few     |
+| 408, 429, other 5xx, timeout, no route    | BackendUnavailable     | yes       |
 | other 4xx (401 after re-auth, 403, 413)   | BackendError           | no        |
 | a 2xx whose body is not the expected JSON | BackendError           | no        |
 
@@ -23,6 +24,7 @@ import httpx
 from domain.errors import (
     BackendConflict,
     BackendError,
+    BackendInternalError,
     BackendNotFound,
     BackendUnavailable,
     InvalidRequest,
@@ -64,6 +66,8 @@ def error_for_status(status: int, what: str, detail: str) -> WardenError:
         return BackendConflict(message)
     if status == 400:
         return InvalidRequest(message)
+    if status == 500:
+        return BackendInternalError(message)
     if status >= 500 or status in RETRYABLE_4XX:
         return BackendUnavailable(message)
     return BackendError(message)

@@ -12,6 +12,7 @@ from activities.cloud.errors import error_for_status
 from domain.errors import (
     BackendConflict,
     BackendError,
+    BackendInternalError,
     BackendNotFound,
     BackendUnavailable,
     InvalidRequest,
@@ -72,7 +73,7 @@ def raising(exc_type: type[httpx.TransportError]) -> Handler:
         (413, BackendError, False),
         (408, BackendUnavailable, True),
         (429, BackendUnavailable, True),
-        (500, BackendUnavailable, True),
+        (500, BackendInternalError, True),
         (502, BackendUnavailable, True),
         (503, BackendUnavailable, True),
         (504, BackendUnavailable, True),

@@ -1,6 +1,6 @@
 """`create_server` across activity attempts: a retry after a lost answer adopts its server.
 
-simcloud makes the server, then answers 500 (`lost_response_rate` 1, one error): the
+simcloud makes the server, then answers 502 (`lost_response_rate` 1, one error): the
 first attempt fails retryably, exactly as when a gateway drops Nova's 202. The retry
 must find that server by its request key instead of making a second one.
 """
@@ -44,8 +44,19 @@ def node(node_id: str = "node-7f3a", name: str = "web-1") -> NodeState:
 
 
 async def lose_next_answer(sim: SimControl, match: str = CREATE) -> None:
-    """The next matching call is carried out, then answered with a 500."""
-    await sim.api_faults(1.0, 500, lost_response_rate=1.0, match=match, max_errors=1)
+    """The next matching call is carried out, then answered with a gateway's 502."""
+    await sim.api_faults(1.0, 502, lost_response_rate=1.0, match=match, max_errors=1)
+
+
+async def attempt(
+    compute: ComputeActivities, request: ServerRequest, number: int
+) -> ApplicationError:
+    """Attempt `number` of the create, as Temporal would run it; it must fail."""
+    env = ActivityEnvironment()
+    env.info = dataclasses.replace(env.info, attempt=number)
+    with pytest.raises(ApplicationError) as failed:
+        await env.run(compute.create_server, request)
+    return failed.value
 
 
 async def create_with_one_retry(
@@ -228,3 +239,21 @@ async def test_node_removal_deletes_every_server_made_for_the_node(
 
 async def _none_named(cloud: CloudSession, name: str) -> bool:
     return not await servers_named(cloud, name)
+
+
+async def test_a_persistent_500_fails_the_create_after_a_few_attempts_an_outage_does_not(
+    compute: ComputeActivities, sim: SimControl
+) -> None:
+    request = server_request(PROFILE, "cluster-1", node(), request_id="node-7f3a")
+    await sim.api_faults(1.0, 500, match=CREATE)
+
+    failures = [await attempt(compute, request, n) for n in (1, 2, 3, 4)]
+
+    assert [f.non_retryable for f in failures] == [False, False, False, True]
+    assert {f.type for f in failures} == {"BackendInternalError"}
+    assert "HTTP 500" in failures[-1].message
+    assert "a 500 is not retried further" in failures[-1].message
+    # A 503 says "later": Temporal keeps retrying it (CLOUD_RETRY's 20 attempts).
+    await sim.api_faults(1.0, 503, match=CREATE)
+    outage = await attempt(compute, request, 10)
+    assert (outage.type, outage.non_retryable) == ("BackendUnavailable", False)

@@ -207,7 +207,7 @@ async def test_api_killed_mid_create_has_no_effect_on_the_create(own_warden: War
 
 @pytest.mark.timeout(420)
 async def test_flaky_slow_cloud_scale_in_and_recovery_leave_no_orphans(own_warden: Warden) -> None:
-    """30 % of cloud calls fail with a 500, each takes 500 ms; fencing is on.
+    """30 % of cloud calls fail with a 503, each takes 500 ms; fencing is on.
 
     Usually 15-35 s, with a long tail: any 5xx fails a whole multi-call attempt
     (`remove_node`: DELETE + GET; `create_server`: list + POST + GET) and retries back
@@ -225,7 +225,7 @@ async def test_flaky_slow_cloud_scale_in_and_recovery_leave_no_orphans(own_warde
         # node_retry_limit times: keep the test about convergence, not about waiting.
         spec["properties"]["recovery"] |= {"retry_backoff": 1, "node_retry_limit": 10}
         policy_id = await attach_health(api, cluster_id, spec)
-        await control.api_faults(error_rate=0.3, status=500, latency_ms=500)
+        await control.api_faults(error_rate=0.3, status=503, latency_ms=500)
         try:
             scaled = await act(api, cluster_id, {"scale_in": {"count": 1}})
             assert scaled.status_code == 202, scaled.text
