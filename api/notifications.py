@@ -1,8 +1,7 @@
-"""`POST /v1/notifications`: Nova versioned notifications → the cluster's health manager."""
+"""`POST /v1/notifications`: Nova notifications → the cluster's health manager."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -10,30 +9,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.auth import Caller
 from api.deps import Database
 from api.temporal import TemporalGateway
+from domain.cluster.notifications import failure_event, instance_uuid
 from domain.errors import NotFound
 from store.clusters import NodeRecord, get_node_by_physical_id
 from workflows import ids
 from workflows.health.messages import LifecycleEvent
 
-#: The events LIFECYCLE_EVENTS detection reacts to (docs/api-contract.md §Health policy).
-LIFECYCLE_EVENT = re.compile(
-    r"^compute\.instance\.(pause|power_off|rebuild\.error|shutdown|soft_delete)\.(end|error)$"
-)
-
 
 class Notification(BaseModel):
-    """The parts of a Nova versioned notification Warden reads (the rest is ignored)."""
+    """The parts of a Nova notification Warden reads (the rest is ignored)."""
 
     model_config = ConfigDict(extra="ignore")
 
     event_type: str = Field(min_length=1, max_length=255)
     payload: dict[str, Any] = Field(default_factory=dict)
-
-    def server_id(self) -> str | None:
-        """The instance's uuid, from the versioned payload (or a legacy flat one)."""
-        data = self.payload.get("nova_object.data", self.payload)
-        value = data.get("uuid") or data.get("instance_id") if isinstance(data, dict) else None
-        return str(value) if value else None
 
 
 class NotificationAccepted(BaseModel):
@@ -48,9 +37,10 @@ async def ingest(
     db: Database, temporal: TemporalGateway, caller: Caller, note: Notification
 ) -> NotificationAccepted:
     """Signal the node's health manager when the event is one detection cares about."""
-    if not LIFECYCLE_EVENT.match(note.event_type):
+    event_type = failure_event(note.event_type)
+    if event_type is None:
         return NotificationAccepted(accepted=False, reason="event type not used by Warden")
-    server_id = note.server_id()
+    server_id = instance_uuid(note.payload)
     if server_id is None:
         return NotificationAccepted(accepted=False, reason="no instance uuid in the payload")
     node: NodeRecord | None = await db.run(get_node_by_physical_id, caller.project_id, server_id)
@@ -62,7 +52,7 @@ async def ingest(
         await temporal.call(
             handle.signal(
                 "lifecycle_event",
-                LifecycleEvent(node_id=node.id, event_type=note.event_type),
+                LifecycleEvent(node_id=node.id, event_type=event_type),
                 rpc_timeout=temporal.rpc_timeout,
             ),
             subject=f"Health manager of cluster {node.cluster_id}",

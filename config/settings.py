@@ -189,6 +189,39 @@ class Settings(BaseSettings):
     )
     # --- end cloud ---
 
+    # --- Nova notifications on the message bus (LIFECYCLE_EVENTS) ---
+    notification_transport_url: SecretStr | None = Field(
+        None,
+        description="oslo.messaging transport URL of the bus Nova notifies on "
+        "(`rabbit://user:pass@host:5672/vhost`, Nova's `[oslo_messaging_notifications] "
+        "transport_url`); unset = no listener, notifications only by POST /v1/notifications",
+    )
+    @field_validator("notification_transport_url")
+    @classmethod
+    def _rabbit(cls, url: SecretStr | None) -> SecretStr | None:
+        """Nova's bus is RabbitMQ in practice: refuse kafka:// and the rest at start."""
+        if url is not None and not url.get_secret_value().startswith(
+            ("rabbit://", "amqp://", "amqps://")
+        ):
+            raise ValueError("must be a rabbit://, amqp:// or amqps:// URL")
+        return url
+
+    notification_exchange: str = Field("nova", min_length=1, max_length=255)
+    notification_topics: list[str] = Field(
+        default_factory=lambda: ["versioned_notifications", "notifications"],
+        min_length=1,
+        description="Topics Nova notifies on: versioned, legacy, or both (they are read alike)",
+    )
+    notification_pool: str = Field(
+        "warden-listeners",
+        min_length=1,
+        max_length=255,
+        description="Queue shared by every worker: each notification reaches one of them",
+    )
+    notification_durable: bool = Field(
+        False, description="Declare durable, as oslo.messaging's `amqp_durable_queues`"
+    )
+
     # --- Keystone auth of the API ---
     keystone_url: str | None = Field(
         None,

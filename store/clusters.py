@@ -111,3 +111,9 @@ def get_node_by_physical_id(
         NodeRecord.project_id == project_id, NodeRecord.physical_id == physical_id
     )
     return session.exec(query).first()
+
+
+def find_node_by_physical_id(session: Session, physical_id: str) -> NodeRecord | None:
+    """The node backed by this server in any project (server ids are unique in the
+    cloud): for the operator's message bus, which names servers, not projects."""
+    return session.exec(select(NodeRecord).where(NodeRecord.physical_id == physical_id)).first()

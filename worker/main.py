@@ -29,6 +29,7 @@ from config.temporal_client import TemporalConfigError, connect_temporal, tempor
 from domain.errors import WardenError
 from healthcheck import HealthManager, configure, parse_uris, serve_health
 from store.db import make_engine, migrate
+from worker.notifications import NotificationListener
 from worker.registry import WORKFLOWS, serving_activities
 from worker.runner import workflow_runner_for
 from worker.threads import activity_pool, blocking_pool, workflow_pool
@@ -160,7 +161,7 @@ async def _serve(
 ) -> None:
     """Run the worker until `stop` is set, its activities' clients open meanwhile."""
     async with serving_activities(settings, engine, cloud) as activities:
-        await _poll(client, settings, activities, cloud, health, stop)
+        await _poll(client, settings, activities, cloud, health, stop, engine)
     logger.info("worker stopped")
 
 
@@ -171,6 +172,7 @@ async def _poll(
     cloud: CloudSession,
     health: HealthManager,
     stop: asyncio.Event,
+    engine: Engine,
 ) -> None:
     """Poll the task queue with every workflow and `activities` until `stop` is set."""
     with (
@@ -196,6 +198,11 @@ async def _poll(
                 **worker_tuning(settings),
             )
         pinger = asyncio.create_task(ping_forever(client, cloud, health))
+        listener = (
+            asyncio.create_task(NotificationListener(settings, engine, client, health).run())
+            if settings.notification_transport_url is not None
+            else None
+        )
         logger.info(
             "worker polling task queue %r on %s",
             settings.task_queue,
@@ -205,9 +212,11 @@ async def _poll(
             async with worker:
                 await stop.wait()
         finally:
-            pinger.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await pinger
+            for task in (pinger, listener):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
 
 
 def main() -> None:
