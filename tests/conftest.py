@@ -2,8 +2,9 @@
 throwaway PostgreSQL server for the tests that prove the store on both databases.
 
 Every test is marked with its lane, the first folder under tests/ (`unit`, `activities`,
-`workflows`, `api`, `simcloud`, `bench`, `integration`): `pytest -m "not integration"`
-runs everything that needs no real Temporal dev server or HTTP processes.
+`workflows`, `api`, `simcloud`, `bench`, `integration`, `conformance`): `pytest -m "not
+integration and not conformance"` runs everything that needs no real Temporal dev server
+or HTTP processes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ from tests.support.temporal import SERVER_STARTUP, binary, register_search_attri
 
 TESTS = Path(__file__).resolve().parent
 #: The lanes, one per folder under tests/ (declared as markers in pyproject.toml).
-LANES = frozenset({"unit", "activities", "workflows", "api", "simcloud", "bench", "integration"})
+LANES = frozenset(
+    {"unit", "activities", "workflows", "api", "simcloud", "bench", "integration", "conformance"}
+)
+#: Lanes whose session fixtures start servers that stay up until the session ends.
+SERVER_LANES = ("integration", "conformance")
 #: The databases Warden supports; tests using `new_database` run once on each.
 DATABASES = ["sqlite", "postgresql"]
 
@@ -34,7 +39,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         lane = item.path.relative_to(TESTS).parts[0]
         if lane in LANES:
             item.add_marker(getattr(pytest.mark, lane))
-    items.sort(key=lambda item: item.get_closest_marker("integration") is not None)
+    items.sort(key=lambda item: any(item.get_closest_marker(m) for m in SERVER_LANES))
 
 
 @pytest_asyncio.fixture(scope="session")

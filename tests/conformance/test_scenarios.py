@@ -1,0 +1,288 @@
+"""What users do with Warden, on simcloud and on real OpenStack alike (see conftest.py).
+
+Each scenario names servers, images, flavors and networks as users write them, ends by
+deleting what it made, and checks at the compute API that no server it made is left.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import httpx
+
+from domain.servers import CLUSTER_KEY
+from tests.conformance.conftest import ConformanceWarden
+from tests.support.eventually import eventually
+
+IMAGE = "cirros-0.6.2-x86_64-disk"
+PROFILE = {
+    "type": "os.nova.server",
+    "version": 1.0,
+    "properties": {"flavor": "m1.tiny", "image": IMAGE, "networks": [{"network": "private"}]},
+}
+#: A real Nova with the fake driver builds in a few seconds; creates and deletes of a
+#: few servers take well under a minute.
+OPERATION_TIMEOUT = 180
+
+
+async def finished(api: httpx.AsyncClient, accepted: httpx.Response) -> dict[str, Any]:
+    """The action an accepted request started, once it ends."""
+    assert accepted.status_code == 202, accepted.text
+    action_id = accepted.headers["Location"].rsplit("/", 1)[-1]
+
+    async def ended() -> dict[str, Any] | None:
+        action: dict[str, Any] = (await api.get(f"/v1/actions/{action_id}")).json()["action"]
+        return action if action["status"] in ("SUCCEEDED", "FAILED") else None
+
+    return await eventually(ended, timeout=OPERATION_TIMEOUT, what=f"action {action_id}")
+
+
+async def succeeded(api: httpx.AsyncClient, accepted: httpx.Response) -> dict[str, Any]:
+    action = await finished(api, accepted)
+    assert action["status"] == "SUCCEEDED", action["status_reason"]
+    return action
+
+
+async def new_cluster(api: httpx.AsyncClient, size: int, **policies: dict[str, Any]) -> str:
+    """A cluster of `size` ACTIVE nodes with the given policy specs attached."""
+    name = f"cf-{uuid.uuid4().hex[:6]}"
+    profile = await api.post("/v1/profiles", json={"profile": {"name": name, "spec": PROFILE}})
+    assert profile.status_code == 201, profile.text
+    body = {"name": name, "profile_id": profile.json()["profile"]["id"], "desired_capacity": size}
+    created = await api.post("/v1/clusters", json={"cluster": body})
+    await succeeded(api, created)
+    cluster_id: str = created.json()["cluster"]["id"]
+    for kind, spec in policies.items():
+        policy = await api.post("/v1/policies", json={"policy": {"name": kind, "spec": spec}})
+        assert policy.status_code == 201, policy.text
+        attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
+        await succeeded(api, await act(api, cluster_id, attach))
+    return cluster_id
+
+
+async def act(api: httpx.AsyncClient, cluster_id: str, body: dict[str, Any]) -> httpx.Response:
+    return await api.post(f"/v1/clusters/{cluster_id}/actions", json=body)
+
+
+async def nodes_of(api: httpx.AsyncClient, cluster_id: str) -> list[dict[str, Any]]:
+    listed = await api.get("/v1/nodes", params={"cluster_id": cluster_id})
+    return sorted(listed.json()["nodes"], key=lambda n: n["name"])
+
+
+async def servers_of(warden: ConformanceWarden, cluster_id: str) -> list[str]:
+    """Live servers Warden made for the cluster, as the compute API lists them."""
+    async with warden.target.session() as cloud:
+        servers = await cloud.compute.list_servers(metadata={CLUSTER_KEY: cluster_id})
+    return [s.id for s in servers if s.status != "DELETED"]
+
+
+async def delete_cluster(
+    warden: ConformanceWarden, api: httpx.AsyncClient, cluster_id: str
+) -> None:
+    await succeeded(api, await api.delete(f"/v1/clusters/{cluster_id}"))
+    assert await servers_of(warden, cluster_id) == []
+
+
+async def test_a_cluster_by_names_on_a_network_scales_in_through_its_hook(
+    conformance: ConformanceWarden,
+) -> None:
+    deletion = {
+        "type": "senlin.policy.deletion",
+        "version": "1.1",
+        "properties": {
+            "criteria": "OLDEST_FIRST",
+            "hooks": {
+                "type": "webhook",
+                "params": {"url": conformance.receiver.url},
+                "timeout": 300,
+            },
+        },
+    }
+    async with conformance.client() as api:
+        cluster_id = await new_cluster(api, 2, drain=deletion)
+        nodes = await nodes_of(api, cluster_id)
+        async with conformance.target.session() as cloud:
+            for node in nodes:
+                server = await cloud.compute.get_server(node["physical_id"])
+                assert server.status == "ACTIVE" and list(server.addresses) == ["private"]
+
+        scale_in = await act(api, cluster_id, {"scale_in": {"count": 1}})
+        token = await eventually(
+            lambda: _token_for(conformance, cluster_id), timeout=60, what="a lifecycle message"
+        )
+        complete = {"complete_lifecycle": {"lifecycle_action_token": token}}
+        assert (await act(api, cluster_id, complete)).status_code == 202
+        await succeeded(api, scale_in)
+        assert [n["name"] for n in await nodes_of(api, cluster_id)] == [nodes[1]["name"]]
+        assert await servers_of(conformance, cluster_id) == [nodes[1]["physical_id"]]
+        await delete_cluster(conformance, api, cluster_id)
+
+
+async def _token_for(warden: ConformanceWarden, cluster_id: str) -> str | None:
+    for message in warden.receiver.received:
+        if message.get("cluster_id") == cluster_id:
+            return str(message["lifecycle_action_token"])
+    return None
+
+
+async def test_a_recover_clears_a_mark_and_then_leaves_the_healthy_server_alone(
+    conformance: ConformanceWarden,
+) -> None:
+    async with conformance.client() as api:
+        cluster_id = await new_cluster(api, 1)
+        [node] = await nodes_of(api, cluster_id)
+        marked = await api.patch(f"/v1/nodes/{node['id']}", json={"mark_unhealthy": True})
+        assert marked.status_code == 200, marked.text
+        recover = {"recover": {"operation": "REBOOT", "operation_params": {"type": "SOFT"}}}
+        await succeeded(api, await api.post(f"/v1/nodes/{node['id']}/actions", json=recover))
+        shown = (await api.get(f"/v1/nodes/{node['id']}")).json()["node"]
+        assert (shown["status"], shown["tainted"]) == ("ACTIVE", False)
+
+        health = _health_policy([{"type": "NODE_STATUS_POLLING"}], interval=1)
+        policy = await api.post("/v1/policies", json={"policy": {"name": "poll", "spec": health}})
+        attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
+        await succeeded(api, await act(api, cluster_id, attach))
+        started = time.monotonic()
+        await eventually(lambda: _after(started, 5), timeout=10, what="five intervals")
+        recoveries = (await api.get("/v1/actions", params={"target": cluster_id})).json()
+        recovers = [a for a in recoveries["actions"] if a["name"].endswith("_RECOVER")]
+        assert len(recovers) == 1, f"a healthy server was recovered again: {recovers}"
+        reset = await api.patch(f"/v1/nodes/{node['id']}", json={"mark_unhealthy": False})
+        assert reset.status_code == 200, reset.text
+        await delete_cluster(conformance, api, cluster_id)
+
+
+async def _after(started: float, seconds: float) -> bool:
+    return time.monotonic() - started >= seconds
+
+
+def _health_policy(
+    modes: list[dict[str, Any]], *, interval: int = 3600, **recovery: Any
+) -> dict[str, Any]:
+    return {
+        "type": "senlin.policy.health",
+        "version": "1.1",
+        "properties": {
+            "detection": {"interval": interval, "node_update_timeout": 0, "detection_modes": modes},
+            "recovery": {"actions": [{"name": "RECREATE"}], **recovery},
+        },
+    }
+
+
+async def test_a_recreate_past_an_admin_lock_loses_no_server(
+    conformance: ConformanceWarden,
+) -> None:
+    forced = _health_policy([{"type": "NODE_STATUS_POLLING"}], node_force_recreate=True)
+    async with conformance.client() as api:
+        cluster_id = await new_cluster(api, 1, heal=forced)
+        [node] = await nodes_of(api, cluster_id)
+        old = node["physical_id"]
+        async with conformance.target.session(admin=True) as admin:
+            await admin.compute.lock(old, reason="forensics")
+            recover = {"recover": {"operation": "RECREATE"}}
+            await succeeded(api, await api.post(f"/v1/nodes/{node['id']}/actions", json=recover))
+            [recreated] = await nodes_of(api, cluster_id)
+            assert recreated["physical_id"] != old
+            assert sorted(await servers_of(conformance, cluster_id)) == sorted(
+                [old, recreated["physical_id"]]
+            )
+            refused = await finished(api, await api.delete(f"/v1/clusters/{cluster_id}"))
+            assert refused["status"] == "FAILED" and "locked" in refused["status_reason"]
+            await admin.compute.unlock(old)
+        await delete_cluster(conformance, api, cluster_id)
+
+
+async def test_a_power_off_is_recovered_from_novas_own_notification(
+    conformance: ConformanceWarden,
+) -> None:
+    async with conformance.client() as api:
+        cluster_id = await new_cluster(
+            api, 1, events=_health_policy([{"type": "LIFECYCLE_EVENTS"}])
+        )
+        [node] = await nodes_of(api, cluster_id)
+        async with conformance.target.session() as cloud:
+            stopped_at = time.monotonic()
+            await cloud.compute.stop(node["physical_id"])
+
+            async def started() -> list[dict[str, Any]] | None:
+                events = (await api.get("/v1/events", params={"obj_id": node["id"]})).json()
+                return [e for e in events["events"] if e["action"] == "RECOVER_START"] or None
+
+            [event] = await eventually(started, timeout=60, what="the node powered on again")
+            took = time.monotonic() - stopped_at
+            assert "healthy again" in event["status_reason"]
+            assert (await cloud.compute.get_server(node["physical_id"])).status == "ACTIVE"
+        print(f"{conformance.target.name}: power-off to recovered in {took:.2f} s")  # noqa: T201
+        await eventually(lambda: _recovered(api, cluster_id), what="the recover action ended")
+        await delete_cluster(conformance, api, cluster_id)
+
+
+async def _recovered(api: httpx.AsyncClient, cluster_id: str) -> bool:
+    listed = (await api.get("/v1/actions", params={"target": cluster_id})).json()["actions"]
+    recovers = [a["status"] for a in listed if a["name"].endswith("_RECOVER")]
+    return bool(recovers) and all(status == "SUCCEEDED" for status in recovers)
+
+
+async def test_a_stack_by_names_shows_addresses_and_locks_with_its_reason(
+    conformance: ConformanceWarden,
+) -> None:
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "web": {
+                "type": "OS::Nova::Server",
+                "properties": {
+                    "image": IMAGE,
+                    "flavor": "m1.tiny",
+                    "networks": [{"network": "private"}],
+                },
+            }
+        },
+        "outputs": {
+            "address": {"value": {"get_attr": ["web", "first_address"]}},
+            "networks": {"value": {"get_attr": ["web", "networks"]}},
+        },
+    }
+    name = f"cf-{uuid.uuid4().hex[:6]}"
+    async with conformance.client() as api:
+        base = "/v1/demo/stacks"
+        created = await api.post(base, json={"stack_name": name, "template": template})
+        assert created.status_code == 201, created.text
+        url = f"{base}/{name}/{created.json()['stack']['id']}"
+        stack = await _settled(api, url)
+        assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+        outputs = {o["output_key"]: o["output_value"] for o in stack["outputs"]}
+        assert outputs["address"] and list(outputs["networks"]) == ["private"]
+        assert outputs["networks"]["private"] == [outputs["address"]]
+
+        lock = {"lock": {"level": "all", "reason": "patching", "owner": "ops"}}
+        assert (await api.post(f"{url}/actions", json=lock)).status_code == 200
+        assert (await _settled(api, url))["stack_status"] == "LOCK_COMPLETE"
+        web = (await api.get(f"{url}/resources/web")).json()["resource"]
+        async with conformance.target.session(admin=True) as admin:
+            server = await admin.compute.get_server(web["physical_resource_id"])
+        assert (server.locked, server.locked_reason) == (
+            True,
+            f"Stack {name} is locked (level all by ops: patching)",
+        )
+        assert (await api.post(f"{url}/actions", json={"unlock": None})).status_code == 200
+        assert (await _settled(api, url))["stack_status"] == "UNLOCK_COMPLETE"
+        assert (await api.delete(url)).status_code == 204
+        await eventually(lambda: _gone(api, url), timeout=OPERATION_TIMEOUT, what="stack deleted")
+
+
+async def _settled(api: httpx.AsyncClient, url: str) -> dict[str, Any]:
+    async def done() -> dict[str, Any] | None:
+        stack: dict[str, Any] = (await api.get(url)).json()["stack"]
+        return None if stack["stack_status"].endswith("IN_PROGRESS") else stack
+
+    return await eventually(done, timeout=OPERATION_TIMEOUT, what=f"{url} settled")
+
+
+async def _gone(api: httpx.AsyncClient, url: str) -> bool:
+    response = await api.get(url)
+    return response.status_code == 404 or response.json()["stack"]["stack_status"] == (
+        "DELETE_COMPLETE"
+    )
