@@ -85,6 +85,13 @@ def _timestamp(value: object) -> datetime | None:
         return None
 
 
+def _since(sent: datetime | None) -> str:
+    """How long after Nova sent it the event reached its health manager."""
+    if sent is None:
+        return ""
+    return f", {(datetime.now(UTC) - sent).total_seconds():.3f} s after Nova sent it"
+
+
 def amqp_url(transport_url: str) -> str:
     """oslo.messaging's `rabbit://user:pass@host:5672/vhost` as an AMQP URL. Of a list of
     hosts (`rabbit://u:p@h1:5672,u:p@h2:5672/`) the first is used."""
@@ -173,7 +180,12 @@ class NotificationListener:
             await asyncio.sleep(1)  # Temporal is down: do not spin on the same message
             return
         if delivered:
-            logger.info("%s of server %s: health manager told", event_type, server_id)
+            logger.info(
+                "%s of server %s: health manager told%s",
+                event_type,
+                server_id,
+                _since(note.timestamp),
+            )
         await message.ack()
 
     async def _signal(self, server_id: str, event_type: str, at: datetime | None) -> bool:
