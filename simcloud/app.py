@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from simcloud import (
     apps,
     compute,
+    compute_quotas,
     control,
     faults,
     flavors,
@@ -63,6 +64,7 @@ def create_app(
     services = (
         identity,
         compute,
+        compute_quotas,
         keypairs,
         flavors,
         volume_attachments,

@@ -21,6 +21,7 @@ from pydantic import (
     field_validator,
 )
 
+from simcloud.compute_quotas import check_create
 from simcloud.errors import ModelT, SimError, bad_request, describe, read_body
 from simcloud.flavors import check_image_fits, find_flavor
 from simcloud.identity import AuthToken, base_url
@@ -187,6 +188,7 @@ async def create_server(request: Request, _: AuthToken) -> Response:
     body = (await read_body(request, ServerCreateBody)).server
     state = state_of(request)
     devices = _check_boot(state, body)
+    check_create(state, str(body.flavorRef))
     record = new_server(state, body.name, body.imageRef, str(body.flavorRef), body.metadata)
     record.static |= {
         "key_name": body.key_name,

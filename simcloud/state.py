@@ -177,6 +177,8 @@ class SimState:
         self.images = ImageState(self.config)
         self.keypairs = KeypairBook()
         self.volumes = VolumeState(self.config)
+        #: Nova's instances / cores / ram limits (-1: none; simcloud starts with none).
+        self.compute_quotas: dict[str, int] = {"instances": -1, "cores": -1, "ram": -1}
         self.address_seq = 10
         self.message_seq = 0
         self.clock_offset = 0.0

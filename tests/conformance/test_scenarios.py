@@ -286,3 +286,35 @@ async def _gone(api: httpx.AsyncClient, url: str) -> bool:
     return response.status_code == 404 or response.json()["stack"]["stack_status"] == (
         "DELETE_COMPLETE"
     )
+
+
+async def test_a_create_over_quota_fails_the_node_with_novas_words(
+    conformance: ConformanceWarden,
+) -> None:
+    async with (
+        conformance.client() as api,
+        conformance.target.session() as member,
+        conformance.target.session(admin=True) as admin,
+    ):
+        project = (await member.auth.token()).project_id
+        quotas = f"/os-quota-sets/{project}"
+        before = (await admin.request("compute", "GET", quotas)).json()["quota_set"]["instances"]
+        used = len([s for s in await member.compute.list_servers() if s.status != "DELETED"])
+        await admin.request("compute", "PUT", quotas, json={"quota_set": {"instances": used}})
+        try:
+            name = f"cf-{uuid.uuid4().hex[:6]}"
+            spec = {"name": name, "spec": PROFILE}
+            profile = (await api.post("/v1/profiles", json={"profile": spec})).json()["profile"]
+            body = {"name": name, "profile_id": profile["id"], "desired_capacity": 1}
+            created = await api.post("/v1/clusters", json={"cluster": body})
+            action = await finished(api, created)
+        finally:
+            await admin.request("compute", "PUT", quotas, json={"quota_set": {"instances": before}})
+        cluster_id = created.json()["cluster"]["id"]
+        [node] = await nodes_of(api, cluster_id)
+        assert action["status"] == "FAILED" and node["status"] == "ERROR"
+        assert (
+            f"Quota exceeded for instances: Requested 1, but already used {used} of {used} "
+            "instances"
+        ) in node["status_reason"]
+        await delete_cluster(conformance, api, cluster_id)
