@@ -57,20 +57,34 @@ def action_id_of(accepted: httpx.Response) -> str:
     return accepted.headers["Location"].rsplit("/", 1)[-1]
 
 
-async def hooked_cluster(api: httpx.AsyncClient, size: int = 2) -> str:
-    """A cluster of `size` ACTIVE nodes with the hooked deletion policy attached."""
-    profile = await api.post("/v1/profiles", json={"profile": PROFILE})
-    assert profile.status_code == 201, profile.text
-    body = {"name": "web", "profile_id": profile.json()["profile"]["id"]}
-    created = await api.post("/v1/clusters", json={"cluster": body | {"desired_capacity": size}})
+async def cluster_with(
+    api: httpx.AsyncClient,
+    size: int,
+    *policies: dict[str, Any],
+    profile: dict[str, Any] | None = None,
+) -> str:
+    """A cluster of `size` ACTIVE nodes of `profile` (PROFILE by default), with each
+    policy spec attached."""
+    made = await api.post("/v1/profiles", json={"profile": profile or PROFILE})
+    assert made.status_code == 201, made.text
+    body = {"name": "web", "profile_id": made.json()["profile"]["id"], "desired_capacity": size}
+    created = await api.post("/v1/clusters", json={"cluster": body})
     cluster_id: str = created.json()["cluster"]["id"]
     assert (await action_done(api, action_id_of(created)))["status"] == "SUCCEEDED"
-    policy = await api.post("/v1/policies", json={"policy": {"name": "drain", "spec": DELETION}})
-    assert policy.status_code == 201, policy.text
-    attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
-    attached = await act(api, cluster_id, attach)
-    assert (await action_done(api, action_id_of(attached)))["status"] == "SUCCEEDED"
+    for number, spec in enumerate(policies):
+        policy = await api.post(
+            "/v1/policies", json={"policy": {"name": f"p{number}", "spec": spec}}
+        )
+        assert policy.status_code == 201, policy.text
+        attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
+        attached = await act(api, cluster_id, attach)
+        assert (await action_done(api, action_id_of(attached)))["status"] == "SUCCEEDED"
     return cluster_id
+
+
+async def hooked_cluster(api: httpx.AsyncClient, size: int = 2) -> str:
+    """A cluster of `size` ACTIVE nodes with the hooked deletion policy attached."""
+    return await cluster_with(api, size, DELETION)
 
 
 async def nodes_of(api: httpx.AsyncClient, cluster_id: str) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from tests.api.test_clusters_through_workflows import (
     act,
     action_done,
     action_id_of,
+    cluster_with,
     nodes_of,
     waiting_victim,
 )
@@ -37,18 +38,7 @@ PROFILE = {
 
 
 async def cluster_with_hook(api: httpx.AsyncClient) -> str:
-    profile = await api.post("/v1/profiles", json={"profile": PROFILE})
-    assert profile.status_code == 201, profile.text
-    body = {"name": "web", "profile_id": profile.json()["profile"]["id"], "desired_capacity": 2}
-    created = await api.post("/v1/clusters", json={"cluster": body})
-    cluster_id: str = created.json()["cluster"]["id"]
-    assert (await action_done(api, action_id_of(created)))["status"] == "SUCCEEDED"
-    policy = await api.post("/v1/policies", json={"policy": {"name": "drain", "spec": DELETION}})
-    attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
-    assert (await action_done(api, action_id_of(await act(api, cluster_id, attach))))[
-        "status"
-    ] == "SUCCEEDED"
-    return cluster_id
+    return await cluster_with(api, 2, DELETION, profile=PROFILE)
 
 
 async def floating_of(cloud: CloudSession, server_id: str) -> list[dict[str, Any]]:

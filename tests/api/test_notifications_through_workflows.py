@@ -6,13 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.test_clusters_through_workflows import (
-    PROFILE,
-    act,
-    action_done,
-    action_id_of,
-    nodes_of,
-)
+from tests.api.test_clusters_through_workflows import cluster_with, nodes_of
 from tests.support.eventually import eventually
 from tests.support.warden_in_process import InProcessWarden
 
@@ -32,16 +26,8 @@ HEALTH = {
 
 
 async def watched_cluster(api: Any) -> tuple[str, dict[str, Any]]:
-    profile = await api.post("/v1/profiles", json={"profile": PROFILE})
-    body = {"name": "web", "profile_id": profile.json()["profile"]["id"], "desired_capacity": 2}
-    created = await api.post("/v1/clusters", json={"cluster": body})
-    cluster_id: str = created.json()["cluster"]["id"]
-    assert (await action_done(api, action_id_of(created)))["status"] == "SUCCEEDED"
-    policy = await api.post("/v1/policies", json={"policy": {"name": "events", "spec": HEALTH}})
-    attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
-    assert (await action_done(api, action_id_of(await act(api, cluster_id, attach))))[
-        "status"
-    ] == "SUCCEEDED"
+    """A cluster of 2 whose health policy only listens; and its first node."""
+    cluster_id = await cluster_with(api, 2, HEALTH)
     return cluster_id, sorted(await nodes_of(api, cluster_id), key=lambda n: n["name"])[0]
 
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from tests.api.test_clusters_through_workflows import (
-    PROFILE,
-    act,
     action_done,
     action_id_of,
+    cluster_with,
     nodes_of,
     server_ids,
 )
@@ -32,18 +31,8 @@ HEALTH = {
 
 
 async def one_node_cluster(warden: InProcessWarden) -> tuple[str, dict[str, Any]]:
-    api = warden.api
-    profile = await api.post("/v1/profiles", json={"profile": PROFILE})
-    body = {"name": "web", "profile_id": profile.json()["profile"]["id"], "desired_capacity": 1}
-    created = await api.post("/v1/clusters", json={"cluster": body})
-    cluster_id: str = created.json()["cluster"]["id"]
-    assert (await action_done(api, action_id_of(created)))["status"] == "SUCCEEDED"
-    policy = await api.post("/v1/policies", json={"policy": {"name": "heal", "spec": HEALTH}})
-    attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
-    assert (await action_done(api, action_id_of(await act(api, cluster_id, attach))))[
-        "status"
-    ] == "SUCCEEDED"
-    [node] = await nodes_of(api, cluster_id)
+    cluster_id = await cluster_with(warden.api, 1, HEALTH)
+    [node] = await nodes_of(warden.api, cluster_id)
     return cluster_id, node
 
 
