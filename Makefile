@@ -8,10 +8,12 @@ TEST_WORKERS ?= 4
 PY_SOURCES := domain store workflows activities simcloud api worker cli healthcheck config tests bench examples
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint fmt bench clean
+.PHONY: help install run test test-openstack lint fmt bench clean
+#: Where `python -m scripts.openstack up` writes the real OpenStack's endpoints and users.
+LAB := $(CURDIR)/var/openstack/lab.json
 
 help: ## Show this help
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
 
 install: ## Install Python, dependencies and the Temporal binaries into .venv
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || \
@@ -23,6 +25,12 @@ run: install ## Start Temporal dev server + UI, simcloud, worker and API (Ctrl-C
 
 test: install lint ## Lint, type-check and run the whole test suite, in parallel lanes
 	@$(UV) run --frozen pytest -n $(TEST_WORKERS)
+
+test-openstack: install ## The conformance stage on real Keystone, Nova, Neutron, Glance, Placement from PyPI
+	@$(UV) run --frozen python -m scripts.openstack install
+	@$(UV) run --frozen python -m scripts.openstack up
+	@WARDEN_CONFORMANCE_LAB=$(LAB) $(UV) run --frozen pytest tests/conformance; status=$$?; \
+		$(UV) run --frozen python -m scripts.openstack down; exit $$status
 
 lint: install ## ruff + mypy --strict
 	@$(UV) run --frozen ruff check $(PY_SOURCES)

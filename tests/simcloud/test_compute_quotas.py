@@ -52,8 +52,7 @@ async def test_a_limit_below_what_is_in_use_is_refused_unless_forced(
     below = await client.put(QUOTAS, json={"quota_set": {"instances": 0}})
     assert below.status_code == 400
     assert below.json()["badRequest"]["message"] == (
-        "Quota limit 0 for instances must be greater than or equal to already used and "
-        "reserved 1."
+        "Quota limit 0 for instances must be greater than or equal to already used and reserved 1."
     )
     forced = await client.put(QUOTAS, json={"quota_set": {"instances": 0, "force": True}})
     assert forced.status_code == 200
