@@ -11,6 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 #: whose answer came too late) is found by it when the node is deleted.
 CLUSTER_KEY = "warden_cluster"
 NODE_KEY = "warden_node"
+#: Server metadata holding the create's request id (makes a retried create adopt).
+REQUEST_ID_KEY = "warden_request_id"
 
 
 class NetworkRequest(BaseModel):

@@ -23,6 +23,7 @@ from simcloud import (
     messaging,
     network,
     octavia,
+    server_updates,
     volume,
     volume_attachments,
 )
@@ -65,6 +66,7 @@ def create_app(
         identity,
         compute,
         compute_quotas,
+        server_updates,
         keypairs,
         flavors,
         volume_attachments,

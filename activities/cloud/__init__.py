@@ -5,11 +5,12 @@ one `CloudSession` per worker holds the connection pool and the Keystone token.
 """
 
 from activities.cloud.auth import Endpoint, KeystoneAuth, Token
-from activities.cloud.compute import REQUEST_ID_KEY, ComputeClient, RebootType, Server
+from activities.cloud.compute import ComputeClient, RebootType, Server
 from activities.cloud.config import CloudConfig, clouds_yaml_paths, from_clouds_yaml
 from activities.cloud.loadbalancer import LoadBalancerClient, Member
 from activities.cloud.messaging import Message, MessagingClient
 from activities.cloud.session import CloudSession
+from domain.servers import REQUEST_ID_KEY
 
 __all__ = [
     "REQUEST_ID_KEY",

@@ -14,12 +14,11 @@ import httpx
 from activities.cloud.errors import json_body
 from activities.cloud.paging import next_marker
 from domain.errors import BackendError, BackendNotFound, InvalidRequest
+from domain.servers import REQUEST_ID_KEY
 
 if TYPE_CHECKING:
     from activities.cloud.requests import CloudRequests
 
-#: Server metadata key holding the caller's request id (makes create idempotent).
-REQUEST_ID_KEY = "warden_request_id"
 #: Nova microversion asked for: `locked` (2.9), `locked_reason` (2.73).
 MICROVERSION = "2.73"
 HEADERS = {

@@ -23,6 +23,8 @@ from domain.hot.constraints import check_custom
 PropertyType = Literal["string", "integer", "number", "boolean", "map", "list", "any"]
 #: A rule on a resource's converted properties beyond each one's schema (raises a 400).
 PropertiesCheck = Callable[[Mapping[str, Any], str], None]
+#: `workflow.patched`, handed to the rules a workflow's decisions depend on.
+Patched = Callable[[str], bool]
 #: A boolean property that, when true, asks for replacement instead of an in-place
 #: update (Heat's TestResource; OS::Heat::None accepts any property, this one too).
 UPDATE_REPLACE: Final = "update_replace"
@@ -96,6 +98,10 @@ class ResourceType(BaseModel):
     #: Deprecated property → its successor (Heat's translation rules: `network_id` →
     #: `network` on a port); the value moves over before any check.
     translations: dict[str, str] = {}
+    #: Properties Warden once replaced the resource for and now updates in place, each
+    #: with the id of the workflow patch that changed it: a workflow replaying a history
+    #: from before the patch still replaces (see `updatable_with`'s `patched`).
+    in_place_since: dict[str, str] = {}
     #: Property → (policy property, policy values that make a change of it a replacement):
     #: Heat's `image_update_policy: REPLACE` on a server.
     replace_policies: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -118,21 +124,32 @@ class ResourceType(BaseModel):
             return self.open_properties
         return schema.update_allowed and not self.replace_on_any_change
 
-    def updatable_with(self, name: str, props: Mapping[str, Any]) -> bool:
-        """Whether a change of `name` can be applied in place, given all the new properties."""
+    def updatable_with(
+        self, name: str, props: Mapping[str, Any], patched: Patched | None = None
+    ) -> bool:
+        """Whether a change of `name` can be applied in place, given all the new properties.
+
+        `patched` is `workflow.patched` when a workflow asks: a property in
+        `in_place_since` is then updated in place only past its patch.
+        """
         if self.honours_update_replace and props.get(UPDATE_REPLACE) is True:
             return False
         policy = self.replace_policies.get(name)
         if policy is not None and props.get(policy[0]) in policy[1]:
             return False
+        since = self.in_place_since.get(name)
+        if since is not None and patched is not None and not patched(since):
+            return False
         return self.updatable(name)
 
-    def updatable_in_place(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    def updatable_in_place(
+        self, before: Mapping[str, Any], after: Mapping[str, Any], patched: Patched | None = None
+    ) -> bool:
         """Whether every change between two resolved property sets can be applied in place."""
         if after.get(UPDATE_REPLACE) is True:
             return False
-        changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-        return all(self.updatable_with(k, after) for k in changed)
+        changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+        return all(self.updatable_with(k, after, patched) for k in changed)
 
 
 def prop(kind: PropertyType, **options: Any) -> PropertySchema:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.hot.properties import Patched
 from domain.hot.template import (
     ResourceDef,
     Template,
@@ -95,6 +96,7 @@ def plan_update(
     current: Mapping[str, CurrentResource],
     new: Template,
     new_params: Mapping[str, Any],
+    patched: Patched | None = None,
 ) -> UpdatePlan:
     """What updating the stack from `old` to `new` does to each resource.
 
@@ -104,12 +106,14 @@ def plan_update(
         current: the stack's resources now, by name.
         new: the new template, already loaded.
         new_params: its resolved parameters.
+        patched: `workflow.patched`, for the properties updated in place since a patch
+            (`ResourceType.in_place_since`).
     """
     changes: dict[str, ResourceChange] = {}
     for name in new.creation_order():
         definition = new.resources[name]
-        change = _own_change(old, old_params, current.get(name), definition, new_params)
-        changes[name] = _propagate(change, definition, new_params, changes)
+        change = _own_change(old, old_params, current.get(name), definition, new_params, patched)
+        changes[name] = _propagate(change, definition, new_params, changes, patched)
     gone = [name for name in current if name not in new.resources]
     old_order = [name for name in deletion_order(old) if name in gone]
     for name in old_order + sorted(set(gone) - set(old_order)):
@@ -127,6 +131,7 @@ def _own_change(
     now: CurrentResource | None,
     new: ResourceDef,
     new_params: Mapping[str, Any],
+    patched: Patched | None = None,
 ) -> ResourceChange:
     """The change a resource needs for its own sake, before looking at what it requires."""
     name = new.name
@@ -158,7 +163,7 @@ def _own_change(
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     rtype = resource_type(new.type)
     if changed:
-        fixed = [k for k in changed if not rtype.updatable_with(k, after)]
+        fixed = [k for k in changed if not rtype.updatable_with(k, after, patched)]
         if fixed:
             return _change(name, ChangeKind.REPLACE, f"{', '.join(fixed)} changed")
         return _change(name, ChangeKind.UPDATE, f"{', '.join(changed)} changed")
@@ -174,6 +179,7 @@ def _propagate(
     definition: ResourceDef,
     params: Mapping[str, Any],
     planned: Mapping[str, ResourceChange],
+    patched: Patched | None = None,
 ) -> ResourceChange:
     """A resource that reads a replaced or created one must take its new id or attributes.
 
@@ -191,7 +197,7 @@ def _propagate(
                 continue
             verb = "replaced" if upstream.kind == ChangeKind.REPLACE else "created"
             reason = f"depends on {verb} {target}"
-            if prop != "metadata" and not rtype.updatable_with(prop, props):
+            if prop != "metadata" and not rtype.updatable_with(prop, props, patched):
                 return _change(definition.name, ChangeKind.REPLACE, f"{reason} ({prop})")
             if change.kind == ChangeKind.KEEP:
                 change = _change(definition.name, ChangeKind.UPDATE, reason)

@@ -150,3 +150,36 @@ async def test_operations_the_workflow_rejects_answer_the_documented_errors(
     assert_error(not_updating, 409, "it must be UPDATE_IN_PROGRESS")
     # Rejections leave no trace: the stack still reads as created.
     assert (await api.get(url)).json()["stack"]["stack_status"] == "CREATE_COMPLETE"
+
+
+async def test_a_new_name_and_metadata_are_set_on_the_same_server_as_heat_does(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    url = await create_stack(api)
+    before = await resource(api, url, "web")
+    changed = {**TEMPLATE, "resources": {**TEMPLATE["resources"]}}
+    changed["resources"]["web"] = {
+        "type": "OS::Nova::Server",
+        "properties": {
+            "image": "cirros",
+            "flavor": {"get_param": "flavor"},
+            "name": "renamed-web",
+            "metadata": {"config": {"get_attr": ["config", "output"]}, "tier": "front"},
+        },
+    }
+
+    assert (await api.put(url, json={"template": changed})).status_code == 202
+
+    stack = await settled(api, url)
+    assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
+    after = await resource(api, url, "web")
+    assert after["physical_resource_id"] == before["physical_resource_id"]
+    server = await running_warden.cloud.compute.get_server(after["physical_resource_id"])
+    assert server.name == "renamed-web"
+    assert {k: v for k, v in server.metadata.items() if not k.startswith("warden_")} == {
+        "config": "v1",
+        "tier": "front",
+    }
+    # Warden's own keys stay, so a retried create or a later delete still finds it.
+    assert server.request_id is not None and server.metadata["warden_resource"] == "web"

@@ -31,6 +31,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities.store import StoreActivities
 from config.temporal_client import warden_data_converter
+from domain.cloud_objects import CloudAction
 from domain.cluster.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
 from domain.cluster.lifecycle import HookDelivery, HookDeliveryResult
 from domain.cluster.requests import ClusterOperationRequest, OperationAccepted
@@ -83,6 +84,8 @@ class FakeCloud:
     lost_creates: set[str] = field(default_factory=set)
     #: Servers whose delete the cloud refuses (locked by an admin, say).
     undeletable: set[str] = field(default_factory=set)
+    #: Calls beside CRUD (a server's rename or new metadata), in order.
+    cloud_actions: list[CloudAction] = field(default_factory=list)
 
     @activity.defn(name="create_server")
     async def create_server(self, request: ServerRequest) -> ServerInfo:
@@ -185,6 +188,11 @@ class FakeCloud:
     async def pause_server(self, physical_id: str) -> None:
         self.calls.append(("pause", physical_id))
         self._set(physical_id, "PAUSED")
+
+    @activity.defn(name="act_on_cloud_object")
+    async def act_on_cloud_object(self, action: CloudAction) -> dict[str, Any]:
+        self.cloud_actions.append(action)
+        return {"target": action.ref.id, "answer": None}
 
     @activity.defn(name="lock_server")
     async def lock_server(self, request: LockServerRequest) -> None:
@@ -396,6 +404,7 @@ async def _harness(
                 cloud.pause_server,
                 cloud.lock_server,
                 cloud.unlock_server,
+                cloud.act_on_cloud_object,
                 cloud.fence_server,
                 cloud.wait_server_healthy,
                 cloud.probe_nodes,

@@ -455,13 +455,15 @@ async def test_in_place_update_reaches_dependents_that_read_it(harness: Harness)
     stack = await stack_settles(harness, stack_id)
     assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
     after = resources(harness, stack_id)
-    # config and reader change in place; the server's metadata cannot: it is replaced.
+    # Everything changes in place, the server's metadata too (Nova's PUT metadata, as Heat).
     assert after["config"].physical_id == before["config"].physical_id
     assert after["config"].attributes == {"output": "v2"}
     assert after["reader"].physical_id == before["reader"].physical_id
     assert after["reader"].attributes == {"output": "v2"}
-    assert after["web"].physical_id != before["web"].physical_id
-    assert before["web"].physical_id not in harness.cloud.servers
+    assert after["web"].physical_id == before["web"].physical_id
+    [put] = harness.cloud.cloud_actions
+    assert (put.method, put.suffix, put.ref.id) == ("PUT", "/metadata", before["web"].physical_id)
+    assert put.body["metadata"]["config"] == "v2"
     assert f"{after['bystander'].action}_{after['bystander'].status}" == "CREATE_COMPLETE"
 
 

@@ -120,7 +120,7 @@ class StackOperationWorkflow(StackWalk):
             if inp.old_template
             else {}
         )
-        plan = plan_update(old, old_params, self._current(), new, params)
+        plan = plan_update(old, old_params, self._current(), new, params, workflow.patched)
         self.update_policies = {n: dict(r.update_policy) for n, r in new.resources.items()}
         self.required_by = new.required_by()
         deps = new.dependencies()
@@ -205,7 +205,8 @@ class StackOperationWorkflow(StackWalk):
         if kind == ChangeKind.UPDATE and current is not None:
             if change.kind == ChangeKind.KEEP and not forced and props == current.resolved:
                 return True  # what it reads changed, but not what it was configured with
-            if not resource_type(definition.type).updatable_in_place(current.resolved, props):
+            rtype = resource_type(definition.type)
+            if not rtype.updatable_in_place(current.resolved, props, workflow.patched):
                 kind = ChangeKind.REPLACE
         self.changed.add(name)
         if kind == ChangeKind.UPDATE and current is not None:

@@ -18,15 +18,22 @@ from domain.stack.types.heat_schema import heat_type
 NAME: Final = "OS::Nova::Server"
 
 #: Properties Heat updates in place that Warden replaces the server for: a resize, an
-#: interface attach/detach, a rename, a metadata, password or tag change in place are
-#: not implemented yet (Heat: RESIZE, interface update, PUT server/metadata/tags).
+#: interface attach/detach, a password or tag change in place are not implemented yet
+#: (Heat: RESIZE, interface update, changePassword, PUT tags).
 REPLACED_ON: Final = frozenset(
-    {"flavor", "networks", "name", "metadata", "admin_pass", "tags", "deployment_swift_data"}
+    {"flavor", "networks", "admin_pass", "tags", "deployment_swift_data"}
 )
+#: Renamed and given new metadata in place, as Heat does (`PUT /servers/{id}`,
+#: `PUT /servers/{id}/metadata`), since these workflow patches; replaced before them.
+IN_PLACE_SINCE: Final = {
+    "name": "server-rename-in-place",
+    "metadata": "server-metadata-in-place",
+}
 
 TYPE: Final = heat_type(
     NAME,
     replaced_on=REPLACED_ON,
+    in_place_since=IN_PLACE_SINCE,
     can_lock=True,
     replace_policies={
         "image": ("image_update_policy", ("REPLACE",)),

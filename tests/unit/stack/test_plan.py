@@ -85,7 +85,7 @@ def reasons(result: UpdatePlan) -> dict[str, str]:
 STACK = hot(
     {
         "key": {"type": "OS::Heat::RandomString", "properties": {"length": 8}},
-        "web": server(name={"get_attr": ["key", "value"]}),
+        "web": server(key_name={"get_attr": ["key", "value"]}),
         "app": heat_test(value={"get_attr": ["web", "name"]}),
         "db": server(),
     }
@@ -198,7 +198,7 @@ def test_plan_updates_metadata_changes_in_place() -> None:
 def test_plan_propagates_replacement_to_dependents() -> None:
     result = plan(STACK, STACK, created(STACK, key="CHECK_FAILED"))
     assert kinds(result) == {"db": KEEP, "key": REPLACE, "web": REPLACE, "app": UPDATE}
-    assert reasons(result)["web"] == "depends on replaced key (name)"
+    assert reasons(result)["web"] == "depends on replaced key (key_name)"
     assert reasons(result)["app"] == "depends on replaced web"
 
 
@@ -207,7 +207,7 @@ def test_plan_propagates_creation_of_a_missing_resource() -> None:
     del current["db"], current["key"]
     result = plan(STACK, STACK, current)
     assert kinds(result) == {"db": CREATE, "key": CREATE, "web": REPLACE, "app": UPDATE}
-    assert reasons(result)["web"] == "depends on created key (name)"
+    assert reasons(result)["web"] == "depends on created key (key_name)"
 
 
 def test_plan_does_not_propagate_through_depends_on_alone() -> None:

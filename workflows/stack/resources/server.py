@@ -16,7 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.recovery import RecoveryActivities
     from domain.cloud_objects import CloudAction, CloudObject, CloudRef
     from domain.cluster.recovery import RebuildRequest
-    from domain.servers import LockServerRequest, ServerInfo, ServerRequest
+    from domain.servers import REQUEST_ID_KEY, LockServerRequest, ServerInfo, ServerRequest
     from domain.stack.state import LockLevel, ResourceState, StackLock
     from domain.stack.types.server import (
         needs_rebuild,
@@ -75,12 +75,19 @@ class ServerHandler(ResourceHandler):
     async def update(
         self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
     ) -> Applied:
-        """A new image rebuilds the server; the other updatable changes need no call."""
+        """A new image rebuilds the server; a new name or metadata is set in place, as
+        Heat does; the other updatable changes need no call."""
         pid = current.physical_id
-        if not pid or not needs_rebuild(current.resolved, props):
+        if not pid:
             return unchanged(current)
-        rebuild = RebuildRequest(physical_id=pid, image=str(props["image"]))
-        await call_activity(RecoveryActivities.rebuild_server, rebuild)
+        calls = _in_place_calls(ctx, current, props)
+        if needs_rebuild(current.resolved, props):
+            rebuild = RebuildRequest(physical_id=pid, image=str(props["image"]))
+            await call_activity(RecoveryActivities.rebuild_server, rebuild)
+        elif not calls:
+            return unchanged(current)
+        for call in calls:
+            await call_activity(CloudObjectActivities.act_on_cloud_object, call)
         return _applied(await _wait_active(pid))
 
     async def prepare_for_replace(self, ctx: NestedContext, old: ResourceState) -> None:
@@ -171,3 +178,24 @@ async def _lost_server(request: ServerRequest) -> str | None:
     except ResourceFailed:
         return None
     return found.physical_id if found is not None else None
+
+
+def _in_place_calls(
+    ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+) -> list[CloudAction]:
+    """Nova's rename and metadata calls for what changed. The metadata replaces the
+    server's whole set, so it carries Warden's own keys (stack, resource, request id)."""
+    assert current.physical_id is not None
+    spec = ctx.parent()
+    before, after = (
+        server_request(spec.name, spec.stack_id, current.name, p, current.resource_id)
+        for p in (current.resolved, props)
+    )
+    server = CloudRef(kind="server", id=current.physical_id)
+    calls = []
+    if after.name != before.name:
+        calls.append(CloudAction(ref=server, suffix="", body={"server": {"name": after.name}}))
+    if after.metadata != before.metadata:
+        metadata = after.metadata | {REQUEST_ID_KEY: current.resource_id}
+        calls.append(CloudAction(ref=server, suffix="/metadata", body={"metadata": metadata}))
+    return calls
