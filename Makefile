@@ -5,7 +5,7 @@ UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 #: lane last), 17-19 min in one process (its tests wait on servers as much as they compute).
 #: `make test TEST_WORKERS=0` runs them in one process.
 TEST_WORKERS ?= 4
-PY_SOURCES := domain store workflows activities simcloud api worker cli healthcheck config tests bench examples
+PY_SOURCES := domain store workflows activities simcloud api worker cli healthcheck config tests bench examples scripts
 
 .DEFAULT_GOAL := help
 .PHONY: help install run test test-openstack lint fmt bench clean

@@ -196,6 +196,7 @@ class Settings(BaseSettings):
         "(`rabbit://user:pass@host:5672/vhost`, Nova's `[oslo_messaging_notifications] "
         "transport_url`); unset = no listener, notifications only by POST /v1/notifications",
     )
+
     @field_validator("notification_transport_url")
     @classmethod
     def _rabbit(cls, url: SecretStr | None) -> SecretStr | None:

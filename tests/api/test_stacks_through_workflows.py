@@ -16,7 +16,7 @@ from tests.support.eventually import eventually
 from tests.support.warden_in_process import InProcessWarden
 
 STACKS = "/v1/demo/stacks"
-TEMPLATE = {
+TEMPLATE: dict[str, Any] = {
     "heat_template_version": "2021-04-16",
     "parameters": {"flavor": {"type": "string", "default": "m1.tiny"}},
     "resources": {
