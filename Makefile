@@ -3,7 +3,8 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 #: pytest-xdist workers. On 2 cores the suite's pytest took 4 min with 4 (integration
 #: lane last), 17-19 min in one process (its tests wait on servers as much as they compute).
-#: `make test TEST_WORKERS=0` runs them in one process.
+#: `make test TEST_WORKERS=0` runs them in one process. `loadgroup`: the tests of an
+#: `xdist_group` (a broker, a Warden on a conformance target) share one worker.
 TEST_WORKERS ?= 4
 PY_SOURCES := domain store workflows activities simcloud api worker cli healthcheck config tests bench examples scripts
 
@@ -24,7 +25,7 @@ run: install ## Start Temporal dev server + UI, simcloud, worker and API (Ctrl-C
 	@$(UV) run --frozen warden dev
 
 test: install lint ## Lint, type-check and run the whole test suite, in parallel lanes
-	@$(UV) run --frozen pytest -n $(TEST_WORKERS)
+	@$(UV) run --frozen pytest -n $(TEST_WORKERS) --dist loadgroup
 
 test-openstack: install ## The conformance stage on real Keystone, Nova, Neutron, Glance, Placement from PyPI
 	@$(UV) run --frozen python -m scripts.openstack install

@@ -11,10 +11,14 @@ import uuid
 from typing import Any
 
 import httpx
+import pytest
 
 from domain.servers import CLUSTER_KEY
 from tests.conformance.conftest import ConformanceWarden
 from tests.support.eventually import eventually
+
+#: On one xdist worker: one Warden on the target for the lane, not one per worker.
+pytestmark = pytest.mark.xdist_group("conformance")
 
 IMAGE = "cirros-0.6.2-x86_64-disk"
 PROFILE = {

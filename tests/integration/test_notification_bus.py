@@ -21,7 +21,8 @@ from tests.support.rabbitmq import RabbitBroker, running_rabbitmq
 from tests.support.warden_in_process import InProcessWarden, in_process_warden
 from worker.notifications import CHECK, NotificationListener
 
-pytestmark = pytest.mark.integration
+#: On one xdist worker: one broker (7 s of Erlang start-up) for the module, not one each.
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("rabbitmq")]
 
 
 @pytest.fixture(scope="module")
