@@ -122,11 +122,14 @@ class NotificationListener:
         self._engine = engine
         self._client = client
         self._health = health
+        #: Whether the current connection got as far as listening.
+        self._bound = False
 
     async def run(self) -> None:
         """Listen forever; a lost or refused connection is retried, doubling the wait."""
         delay = 1.0
         while True:
+            self._bound = False
             try:
                 await self._consume()
             except (TimeoutError, aio_pika.exceptions.AMQPError, OSError) as err:
@@ -134,11 +137,17 @@ class NotificationListener:
                 logger.warning(
                     "Nova notifications not received (%s); again in %.0f s", reason, delay
                 )
-                self._health.record_failure(CHECK, output=reason, component_type="component")
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, MAX_RECONNECT_S)
+            except Exception as err:  # the listener must outlive any one failure
+                reason = f"listener failed: {err!r}"
+                logger.exception("Nova notification listener failed; again in %.0f s", delay)
             else:
-                delay = 1.0
+                reason = "the broker closed the connection"
+                logger.warning("Nova notifications: %s; listening again", reason)
+            self._health.record_failure(CHECK, output=reason, component_type="component")
+            if self._bound:
+                delay = 1.0  # it listened before failing: start the back-off over
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, MAX_RECONNECT_S)
 
     async def _consume(self) -> None:
         connection = await aio_pika.connect(self._url, timeout=10)
@@ -147,6 +156,7 @@ class NotificationListener:
             await channel.set_qos(prefetch_count=50)
             queue = await self._queue(channel)
             self._health.record_pass(CHECK, component_type="component")
+            self._bound = True
             logger.info("listening for Nova notifications on queue %r", queue.name)
             async with queue.iterator() as messages:
                 async for message in messages:

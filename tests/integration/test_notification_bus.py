@@ -94,3 +94,27 @@ async def test_events_of_other_servers_and_unreadable_messages_are_dropped(
     events = (await api.get("/v1/events", params={"obj_id": victim["id"]})).json()["events"]
     # One recovery: the `instance.update` of the same server started none.
     assert len([e for e in events if e["action"] == "NODE_RECOVER"]) == 1
+
+
+async def test_the_listener_comes_back_when_the_broker_does(
+    listening: tuple[InProcessWarden, HealthManager], broker: RabbitBroker
+) -> None:
+    warden, health = listening
+    _, victim = await watched_cluster(warden.api)
+    await asyncio.to_thread(broker.ctl, "stop_app")
+    try:
+        await eventually(lambda: _failing(health), what="the bus check failing")
+    finally:
+        await asyncio.to_thread(broker.ctl, "start_app")
+    await eventually(lambda: _passing(health), timeout=60, what="the listener back")
+
+    await warden.cloud.compute.stop(victim["physical_id"])
+    await asyncio.to_thread(
+        publish, broker.transport_url, "instance.power_off.end", victim["physical_id"]
+    )
+    [started] = await recovered_by(warden.api, victim["id"], "RECOVER_START")
+    assert "healthy again" in started["status_reason"]
+
+
+async def _failing(health: HealthManager) -> bool:
+    return [(c.key, str(c.status)) for c in health.report().checks] == [(CHECK, "fail")]

@@ -36,11 +36,17 @@ class RabbitBroker:
     port: int
     node: str
     home: Path
+    env: dict[str, str]
 
     @property
     def transport_url(self) -> str:
         """As Nova's `[oslo_messaging_notifications] transport_url` would name it."""
         return f"rabbit://guest:guest@127.0.0.1:{self.port}/"
+
+    def ctl(self, *args: str) -> None:
+        """`rabbitmqctl` on this node (`stop_app` closes every connection, `start_app`
+        takes them again)."""
+        subprocess.run([CTL, "-n", self.node, *args], env=self.env, capture_output=True, check=True)
 
 
 @contextmanager
@@ -50,10 +56,11 @@ def running_rabbitmq() -> Iterator[RabbitBroker]:
         raise RuntimeError(INSTALL_HINT)
     home = Path(tempfile.mkdtemp(prefix="warden-rabbit-"))
     port, dist = free_port(), free_port()
-    broker = RabbitBroker(port=port, node=f"warden-test-{port}@localhost", home=home)
+    node = f"warden-test-{port}@localhost"
+    env = _environment(home, node, port, dist)
+    broker = RabbitBroker(port=port, node=node, home=home, env=env)
     (home / "enabled_plugins").write_text("[].\n")
     (home / "rabbitmq.conf").write_text(f"listeners.tcp.default = 127.0.0.1:{port}\n")
-    env = _environment(broker, dist)
     log = (home / "server.log").open("wb")
     proc = subprocess.Popen([SERVER], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -70,12 +77,12 @@ def running_rabbitmq() -> Iterator[RabbitBroker]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _environment(broker: RabbitBroker, dist_port: int) -> dict[str, str]:
-    home = str(broker.home)
+def _environment(base: Path, node: str, port: int, dist_port: int) -> dict[str, str]:
+    home = str(base)
     return os.environ | {
         "HOME": home,  # the Erlang cookie lives there
-        "RABBITMQ_NODENAME": broker.node,
-        "RABBITMQ_NODE_PORT": str(broker.port),
+        "RABBITMQ_NODENAME": node,
+        "RABBITMQ_NODE_PORT": str(port),
         "RABBITMQ_DIST_PORT": str(dist_port),
         "RABBITMQ_MNESIA_BASE": f"{home}/mnesia",
         "RABBITMQ_LOG_BASE": f"{home}/log",
