@@ -25,9 +25,10 @@ run: install ## Start Temporal dev server + UI, simcloud, worker and API (Ctrl-C
 	@$(UV) run --frozen warden dev
 
 test: install lint ## Lint, type-check and run the whole test suite, in parallel lanes
-	@$(UV) run --frozen pytest -n $(TEST_WORKERS) --dist loadgroup
+	@$(UV) run --frozen pytest -n $(TEST_WORKERS) --dist loadgroup -m "not conformance"
 
-test-openstack: install ## The conformance stage on real Keystone, Nova, Neutron, Glance, Placement from PyPI
+test-openstack: install ## The conformance scenarios on simcloud, then on real Keystone, Nova, Neutron, Glance, Placement
+	@$(UV) run --frozen pytest tests/conformance
 	@$(UV) run --frozen python -m scripts.openstack install
 	@$(UV) run --frozen python -m scripts.openstack up
 	@WARDEN_CONFORMANCE_LAB=$(LAB) $(UV) run --frozen pytest tests/conformance; status=$$?; \

@@ -9,6 +9,9 @@ or HTTP processes.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -29,6 +32,16 @@ LANES = frozenset(
 SERVER_LANES = ("integration", "conformance")
 #: The databases Warden supports; tests using `new_database` run once on each.
 DATABASES = ["sqlite", "postgresql"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give each xdist worker (and the CLIs it starts) a cache directory of its own:
+    stevedore's entry-point cache (the OpenStack clients') is written by one process
+    while another reads it, which failed a run with FileNotFoundError."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    cache = Path(tempfile.gettempdir()) / f"warden-tests-cache-{os.getpid()}-{worker}"
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    config.add_cleanup(lambda: shutil.rmtree(cache, ignore_errors=True))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
