@@ -5,9 +5,10 @@ naming the `lab.json` that `python -m scripts.openstack up` writes (`make
 test-openstack` sets it), the target is that real Keystone, Nova (fake virt driver),
 Neutron, Glance and Placement, and Nova's notifications come from its RabbitMQ.
 `make test-openstack` runs the lane on both, simcloud first; `make test` leaves it out,
-for the load its own Warden adds beside the integration lane. Either way Warden runs as real processes: a Temporal dev server, the worker and the
-API, the worker pointed at the target as an operator would point it (simcloud's
-Keystone, or `OS_CLOUD` with the lab's clouds.yaml).
+for the load its own Warden adds beside the integration lane. Either way Warden runs as
+real processes: a Temporal dev server, the worker and the API, the worker pointed at the
+target as an operator would point it (simcloud's Keystone, or `OS_CLOUD` with the lab's
+clouds.yaml).
 """
 
 from __future__ import annotations
