@@ -35,11 +35,14 @@ DATABASES = ["sqlite", "postgresql"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Give each xdist worker (and the CLIs it starts) a cache directory of its own:
-    stevedore's entry-point cache (the OpenStack clients') is written by one process
-    while another reads it, which failed a run with FileNotFoundError."""
+    """Turn stevedore's entry-point cache (the OpenStack clients') off for the tests and
+    the CLIs they start: one process wrote it while another read it, which failed runs
+    with FileNotFoundError, even with a cache directory per xdist worker."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     cache = Path(tempfile.gettempdir()) / f"warden-tests-cache-{os.getpid()}-{worker}"
+    entry_points = cache / "python-entrypoints"
+    entry_points.mkdir(parents=True, exist_ok=True)
+    (entry_points / ".disable").touch()  # stevedore's own switch
     os.environ["XDG_CACHE_HOME"] = str(cache)
     config.add_cleanup(lambda: shutil.rmtree(cache, ignore_errors=True))
 
