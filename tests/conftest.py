@@ -35,9 +35,10 @@ DATABASES = ["sqlite", "postgresql"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Turn stevedore's entry-point cache (the OpenStack clients') off for the tests and
-    the CLIs they start: one process wrote it while another read it, which failed runs
-    with FileNotFoundError, even with a cache directory per xdist worker."""
+    """A cache directory per xdist worker, with stevedore's entry-point cache (the
+    OpenStack clients') switched off in it: one process wrote that cache while another
+    read it, failing runs with FileNotFoundError. A run failed so once more after this,
+    so some process still writes it: not yet found."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     cache = Path(tempfile.gettempdir()) / f"warden-tests-cache-{os.getpid()}-{worker}"
     entry_points = cache / "python-entrypoints"
