@@ -9,9 +9,6 @@ or HTTP processes.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -32,20 +29,6 @@ LANES = frozenset(
 SERVER_LANES = ("integration", "conformance")
 #: The databases Warden supports; tests using `new_database` run once on each.
 DATABASES = ["sqlite", "postgresql"]
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """A cache directory per xdist worker, with stevedore's entry-point cache (the
-    OpenStack clients') switched off in it: one process wrote that cache while another
-    read it, failing runs with FileNotFoundError. A run failed so once more after this,
-    so some process still writes it: not yet found."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    cache = Path(tempfile.gettempdir()) / f"warden-tests-cache-{os.getpid()}-{worker}"
-    entry_points = cache / "python-entrypoints"
-    entry_points.mkdir(parents=True, exist_ok=True)
-    (entry_points / ".disable").touch()  # stevedore's own switch
-    os.environ["XDG_CACHE_HOME"] = str(cache)
-    config.add_cleanup(lambda: shutil.rmtree(cache, ignore_errors=True))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -110,6 +110,22 @@ def amqp_url(transport_url: str) -> str:
     )
 
 
+async def _connect(url: str) -> aio_pika.abc.AbstractConnection:
+    """`aio_pika.connect`, but a connection that fails to open is closed, not dropped.
+
+    aio-pika leaves a refused connection open; the garbage collector then schedules its
+    `close()` from whatever thread it runs in, and off the event loop that coroutine is
+    never awaited. A listener retrying a dead broker would leak one each time.
+    """
+    connection = aio_pika.Connection(aio_pika.connection.make_url(url))
+    try:
+        await connection.connect(timeout=10)
+    except BaseException:
+        await connection.close()
+        raise
+    return connection
+
+
 class NotificationListener:
     """Consumes Nova's notifications until cancelled, reconnecting with back-off."""
 
@@ -150,7 +166,7 @@ class NotificationListener:
             delay = min(delay * 2, MAX_RECONNECT_S)
 
     async def _consume(self) -> None:
-        connection = await aio_pika.connect(self._url, timeout=10)
+        connection = await _connect(self._url)
         async with connection:
             channel = await connection.channel()
             await channel.set_qos(prefetch_count=50)

@@ -6,9 +6,12 @@ notification alone: the policy never polls."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import aio_pika
 import pytest
 from pydantic import SecretStr
 
@@ -118,3 +121,32 @@ async def test_the_listener_comes_back_when_the_broker_does(
 
 async def _failing(health: HealthManager) -> bool:
     return [(c.key, str(c.status)) for c in health.report().checks] == [(CHECK, "fail")]
+
+
+async def test_a_refused_connection_is_closed_not_left_to_the_garbage_collector(
+    tmp_path: Path,
+) -> None:
+    """aio-pika keeps a connection it could not open; left open, the collector closes it
+    later from another thread, where its `close()` coroutine is never awaited."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with in_process_warden(tmp_path) as warden:
+        url = f"rabbit://guest:guest@127.0.0.1:{port}/"
+        settings = warden.settings.model_copy(update={"notification_transport_url": SecretStr(url)})
+        engine = make_engine(settings.resolved_database_url)
+        listener = NotificationListener(
+            settings, engine, warden.env.client, HealthManager("worker-test", "warden-worker")
+        )
+        try:
+            with pytest.raises(
+                aio_pika.exceptions.AMQPConnectionError, match="Connect call failed"
+            ):
+                await listener._consume()
+        finally:
+            engine.dispose()
+        gc.collect()
+        left_open = [
+            o for o in gc.get_objects() if isinstance(o, aio_pika.Connection) and not o.is_closed
+        ]
+        assert left_open == []
