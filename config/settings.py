@@ -175,6 +175,14 @@ class Settings(BaseSettings):
     cloud_timeout_s: float = Field(30.0, gt=0, le=600)
     cloud_connect_timeout_s: float = Field(5.0, gt=0, le=120)
     cloud_max_connections: int = Field(100, ge=1, le=10_000)
+    cloud_endpoint_overrides: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Service type -> URL used instead of the Keystone catalog's, as JSON "
+            '(e.g. {"compute": "https://nova.internal:8774/v2.1"}); clouds.yaml\'s '
+            "<service>_endpoint_override keys are read too"
+        ),
+    )
     simcloud_notify_url: str | None = Field(
         None, description="Where simcloud POSTs Nova-style notifications"
     )

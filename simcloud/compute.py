@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from simcloud.compute_quotas import check_create
+from simcloud.compute_services import schedule
 from simcloud.errors import ModelT, SimError, bad_request, describe, read_body
 from simcloud.flavors import check_image_fits, find_flavor
 from simcloud.identity import AuthToken, base_url
@@ -190,6 +191,7 @@ async def create_server(request: Request, _: AuthToken) -> Response:
     devices = _check_boot(state, body)
     check_create(state, str(body.flavorRef))
     record = new_server(state, body.name, body.imageRef, str(body.flavorRef), body.metadata)
+    schedule(state, record)
     record.static |= {
         "key_name": body.key_name,
         "config_drive": "True" if body.config_drive else "",

@@ -233,7 +233,8 @@ def to_json(record: ServerRecord, base: str) -> dict[str, Any]:
         {"rel": "bookmark", "href": f"{base}/compute/servers/{record.id}"},
     ]
     if record.vm_state == "error":
-        body["fault"] = {"code": 500, "message": "Simulated fault", "created": body["updated"]}
+        fault = {"code": 500, "message": record.fault_message, "created": body["updated"]}
+        body["fault"] = fault
     return body
 
 
@@ -255,6 +256,7 @@ def to_json_text(record: ServerRecord, base: str) -> str:
         record.image_ref,
         record.updated_at,
         record.launched_at,
+        record.fault_message,
     )
     cached = record.cached_json
     if cached is not None and cached[0] == key and cached[1] is record.metadata:

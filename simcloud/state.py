@@ -75,12 +75,42 @@ class ServerRecord:
     #: When it first became ACTIVE; None for a build that failed (Nova then refuses
     #: reboot, rebuild, stop and the rest: `must_have_launched`).
     launched_at: float | None = None
+    #: Nova's `fault.message` while the server is in ERROR.
+    fault_message: str = "Simulated fault"
     #: JSON members that never change, built once (cheap `detail` lists).
     static: dict[str, Any] = field(default_factory=dict)
     #: Nova's `addresses` as its ports have them now (None: the static private address).
     addresses: Callable[[], dict[str, list[dict[str, Any]]]] | None = None
     #: (fields it was built from, metadata object, JSON text) of the last serialization.
     cached_json: tuple[tuple[Any, ...], dict[str, str], str] | None = None
+
+
+@dataclass(slots=True)
+class ComputeService:
+    """One of Nova's services (`os-services`), on simcloud's one host."""
+
+    id: str
+    binary: str
+    host: str
+    zone: str
+    updated_at: float
+    status: str = "enabled"
+    disabled_reason: str | None = None
+    forced_down: bool = False
+
+
+def default_compute_services(now: float) -> list[ComputeService]:
+    """The services of a one-host devstack: conductor, scheduler and compute."""
+    return [
+        ComputeService(
+            str(uuid.uuid5(uuid.NAMESPACE_DNS, f"{binary}.simcloud")), binary, "simcloud", zone, now
+        )
+        for binary, zone in (
+            ("nova-conductor", "internal"),
+            ("nova-scheduler", "internal"),
+            ("nova-compute", "nova"),
+        )
+    ]
 
 
 @dataclass(slots=True)
@@ -179,6 +209,10 @@ class SimState:
         self.volumes = VolumeState(self.config)
         #: Nova's instances / cores / ram limits (-1: none; simcloud starts with none).
         self.compute_quotas: dict[str, int] = {"instances": -1, "cores": -1, "ram": -1}
+        #: Nova's services (`os-services`): id → record; no enabled nova-compute, no host.
+        self.compute_services: dict[str, ComputeService] = {
+            svc.id: svc for svc in default_compute_services(self.now())
+        }
         self.address_seq = 10
         self.message_seq = 0
         self.clock_offset = 0.0

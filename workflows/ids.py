@@ -51,3 +51,19 @@ def node_recovery(node_id: str, action_id: str, step: int | None = None) -> str:
     """The recovery of one node in an action (`step`: one recovery step's child)."""
     suffix = f":step-{step}" if step is not None else ""
     return f"node-recover:{node_id}:{action_id}{suffix}"
+
+
+def uuid_text(bits: int) -> str:
+    """`str(uuid.UUID(int=bits, version=4))`, without the `UUID` object.
+
+    `workflow.uuid4()` is `UUID(bytes=workflow.random().getrandbits(128)…, version=4)`;
+    passing `workflow.random().getrandbits(128)` here gives the very same text (so
+    recorded histories replay), at a tenth of the cost in Temporal's sandbox, where a
+    1,000-resource stack makes three of them per resource in one workflow task.
+    """
+    bits &= ~(0xC000 << 48)
+    bits |= 0x8000 << 48
+    bits &= ~(0xF000 << 64)
+    bits |= 4 << 76
+    h = f"{bits:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"

@@ -10,21 +10,29 @@ Two ways to point Warden at a cloud (the defaults reach the local simcloud):
 2. `OS_CLOUD=<name>`: that entry of the first clouds.yaml found in `OS_CLIENT_CONFIG_FILE`,
    `./clouds.yaml`, `~/.config/openstack/clouds.yaml`, `/etc/openstack/clouds.yaml`
    (a `secure.yaml` next to it is merged in, as openstacksdk does).
+
+Either way a service can be reached somewhere else than its catalog URL:
+`WARDEN_CLOUD_ENDPOINT_OVERRIDES` (JSON, service type → URL), or clouds.yaml's
+`<service>_endpoint_override` keys (`compute_endpoint_override: https://...`); the
+setting wins for the services it names.
 """
 
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from config import Settings
 
 APP_CREDENTIAL_AUTH_TYPES = ("v3applicationcredential", "applicationcredential")
+#: clouds.yaml keys `<service type>_endpoint_override`, as openstacksdk reads them.
+ENDPOINT_OVERRIDE = "_endpoint_override"
 
 
 class CloudConfig(BaseModel):
@@ -54,6 +62,18 @@ class CloudConfig(BaseModel):
     timeout_s: float = Field(30.0, gt=0)
     connect_timeout_s: float = Field(5.0, gt=0)
     max_connections: int = Field(100, ge=1)
+    #: Service type → the URL to use instead of the catalog's (openstacksdk's
+    #: `<service>_endpoint_override`); `%(project_id)s` is replaced by the token's project.
+    endpoint_overrides: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("endpoint_overrides")
+    @classmethod
+    def _urls(cls, value: dict[str, str]) -> dict[str, str]:
+        for service_type, url in value.items():
+            if not service_type or urlsplit(url).scheme not in ("http", "https"):
+                msg = f"endpoint override of {service_type!r} is not an http(s) URL: {url!r}"
+                raise ValueError(msg)
+        return {service_type: url.rstrip("/") for service_type, url in value.items()}
 
     @model_validator(mode="after")
     def _complete(self) -> Self:
@@ -88,7 +108,11 @@ class CloudConfig(BaseModel):
             "max_connections": settings.cloud_max_connections,
         }
         if settings.cloud_name:
-            return from_clouds_yaml(settings.cloud_name, environ=environ, overrides=transport)
+            entry = from_clouds_yaml(settings.cloud_name, environ=environ, overrides=transport)
+            if not settings.cloud_endpoint_overrides:
+                return entry
+            overrides = entry.endpoint_overrides | settings.cloud_endpoint_overrides
+            return entry.model_copy(update={"endpoint_overrides": overrides})
         auth_url = settings.cloud_auth_url or (
             f"http://{settings.simcloud_host}:{settings.simcloud_port}/identity/v3"
         )
@@ -105,6 +129,7 @@ class CloudConfig(BaseModel):
             interface=settings.cloud_interface,
             verify=settings.cloud_verify,
             ca_file=settings.cloud_ca_file,
+            endpoint_overrides=settings.cloud_endpoint_overrides,
             **transport,
         )
 
@@ -176,6 +201,11 @@ def from_clouds_yaml(
         "interface": entry.get("interface", "public"),
         "verify": bool(verify),
         "ca_file": entry.get("cacert"),
+        "endpoint_overrides": {
+            key.removesuffix(ENDPOINT_OVERRIDE).replace("_", "-"): str(value)
+            for key, value in entry.items()
+            if key.endswith(ENDPOINT_OVERRIDE) and key != ENDPOINT_OVERRIDE.lstrip("_")
+        },
         **(overrides or {}),
     }
     if app_cred:

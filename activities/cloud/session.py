@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from activities.cloud.auth import KeystoneAuth
+from activities.cloud.auth import KeystoneAuth, Token
 from activities.cloud.collections import CollectionClient
 from activities.cloud.compute import ComputeClient
 from activities.cloud.config import CloudConfig
@@ -62,7 +62,12 @@ class CloudSession:
 
     async def endpoint(self, service_type: str) -> str:
         """The catalog URL of `service_type` for the configured interface and region."""
-        token = await self.auth.token()
+        return self._url_of(await self.auth.token(), service_type)
+
+    def _url_of(self, token: Token, service_type: str) -> str:
+        override = self.config.endpoint_overrides.get(service_type)
+        if override is not None:
+            return override.replace("%(project_id)s", token.project_id or "")
         return token.endpoint(service_type, self.config.interface, self.config.region_name)
 
     async def request(
@@ -85,7 +90,7 @@ class CloudSession:
         send_timeout = httpx.Timeout(timeout_s) if timeout_s is not None else self._http.timeout
         for attempt in (1, 2):
             token = await self.auth.token()
-            url = token.endpoint(service_type, self.config.interface, self.config.region_name)
+            url = self._url_of(token, service_type)
             try:
                 response = await self._http.request(
                     method,

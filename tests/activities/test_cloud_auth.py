@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 
@@ -105,3 +106,18 @@ async def test_keystone_root_url_gets_v3_appended(
 ) -> None:
     async with CloudSession(simcloud.cloud_config(auth_url=f"{simcloud.url}/identity")) as s:
         assert await s.compute.list_servers() == []
+
+
+async def test_an_endpoint_override_replaces_the_catalog_url_of_its_service(
+    simcloud: RunningSimcloud, sim: SimControl
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    overrides = {"compute": f"{dead}/v2.1/%(project_id)s/", "load-balancer": dead}
+    async with CloudSession(simcloud.cloud_config(endpoint_overrides=overrides)) as session:
+        project_id = (await session.auth.token()).project_id
+        assert await session.endpoint("compute") == f"{dead}/v2.1/{project_id}"
+        with pytest.raises(BackendUnavailable, match="compute GET /servers"):
+            await session.compute.list_servers()
+        assert await session.endpoint("messaging") == f"{simcloud.url}/messaging"

@@ -184,3 +184,29 @@ async def test_clouds_yaml_entry_drives_a_real_session(
         server = await cloud.compute.create_server("from-yaml", CIRROS, SMALL)
 
     assert server.status == "ACTIVE"
+
+
+def test_endpoint_overrides_come_from_clouds_yaml_and_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    auth = {"auth_url": "https://k", "username": "u", "password": "p", "project_name": "x"}
+    entry = {
+        "auth": auth,
+        "compute_endpoint_override": "https://nova.internal:8774/v2.1",
+        "load_balancer_endpoint_override": "https://octavia.internal/",
+    }
+    clouds = write(tmp_path / "clouds.yaml", {"clouds": {"prod": entry}})
+    monkeypatch.setenv("OS_CLOUD", "prod")
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(clouds))
+    monkeypatch.setenv("WARDEN_CLOUD_ENDPOINT_OVERRIDES", '{"compute": "http://proxy:9000/v2.1"}')
+
+    assert from_clouds_yaml("prod", paths=[clouds]).endpoint_overrides == {
+        "compute": "https://nova.internal:8774/v2.1",
+        "load-balancer": "https://octavia.internal",
+    }
+    assert CloudConfig.from_settings(Settings()).endpoint_overrides == {
+        "compute": "http://proxy:9000/v2.1",
+        "load-balancer": "https://octavia.internal",
+    }
+    with pytest.raises(ValueError, match="endpoint override of 'compute' is not an http"):
+        CloudConfig(**auth, endpoint_overrides={"compute": "nova.internal"})

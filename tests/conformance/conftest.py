@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -31,6 +32,7 @@ from activities.cloud import CloudConfig, CloudSession
 from activities.cloud.config import from_clouds_yaml
 from cli.dev import CACHED_SEARCH_ATTRIBUTES
 from config.temporal_client import warden_data_converter
+from tests.support.fault_proxy import FaultProxy, running_fault_proxy
 from tests.support.processes import PYTHON, Proc, free_port, wait_http
 from tests.support.simcloud_server import NotificationReceiver, running_receiver
 from tests.support.temporal import SERVER_STARTUP, binary
@@ -38,6 +40,8 @@ from workflows.search_attributes import WARDEN_KIND, WARDEN_PROJECT, WARDEN_STAT
 
 LAB = "WARDEN_CONFORMANCE_LAB"
 TOKEN = "conformance-admin"
+#: Warden's timeout for one cloud call, in this stage.
+CLOUD_TIMEOUT_S = 10
 
 
 @dataclass
@@ -105,6 +109,9 @@ class ConformanceWarden:
     api_url: str
     target: Target
     receiver: NotificationReceiver
+    #: Between Warden and the target's compute API (Warden's endpoint override): the
+    #: faults a real Nova cannot be asked for (a 500, an answer after Warden's timeout).
+    compute: FaultProxy
 
     def client(self) -> httpx.AsyncClient:
         """The API, as the demo project's admin."""
@@ -132,21 +139,33 @@ async def conformance(
     env = _warden_env(var, api_port, temporal.client.service_client.config.target_host)
     env |= target.worker_env
     worker_health = env["WARDEN_HEALTHCHECK_URI"].replace("tcp://", "http://") + "/health"
-    procs = [
-        *target.procs,
-        Proc("worker", [PYTHON, "-m", "worker"], env, var / "worker.log"),
-        Proc("api", _uvicorn(api_port), env, var / "api.log"),
-    ]
+    procs = list(target.procs)
     try:
-        ready_urls = [*target.ready_urls, worker_health, f"{api_url}/health"]
-        for proc, ready in zip(procs, ready_urls, strict=True):
+        for proc, ready in zip(target.procs, target.ready_urls, strict=True):
             proc.start()
             wait_http(ready, proc)
-        yield ConformanceWarden(api_url=api_url, target=target, receiver=hook_receiver)
+        compute_url = urlsplit(await _endpoint(target, "compute"))
+        with running_fault_proxy(f"{compute_url.scheme}://{compute_url.netloc}") as compute:
+            overrides = {"compute": f"{compute.url}{compute_url.path}"}
+            env["WARDEN_CLOUD_ENDPOINT_OVERRIDES"] = json.dumps(overrides)
+            warden = [
+                (Proc("worker", [PYTHON, "-m", "worker"], env, var / "worker.log"), worker_health),
+                (Proc("api", _uvicorn(api_port), env, var / "api.log"), f"{api_url}/health"),
+            ]
+            for proc, ready in warden:
+                procs.append(proc)
+                proc.start()
+                wait_http(ready, proc)
+            yield ConformanceWarden(api_url, target, hook_receiver, compute)
     finally:
         for proc in reversed(procs):
             proc.stop()
         await temporal.shutdown()
+
+
+async def _endpoint(target: Target, service_type: str) -> str:
+    async with target.session() as cloud:
+        return await cloud.endpoint(service_type)
 
 
 async def _dev_server() -> WorkflowEnvironment:
@@ -171,6 +190,8 @@ def _warden_env(var: Path, api_port: int, temporal_address: str) -> dict[str, st
         "WARDEN_API_PORT": str(api_port),
         "WARDEN_HEALTHCHECK_URI": f"tcp://127.0.0.1:{free_port()}",
         "WARDEN_HEALTH_CHECK_INTERVAL_MIN": "1",
+        # Below the default 30 s, so that an answer held past it costs a scenario seconds.
+        "WARDEN_CLOUD_TIMEOUT_S": str(CLOUD_TIMEOUT_S),
     }
 
 

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from activities.errors import INTERNAL_ERROR_ATTEMPTS
 from domain.servers import CLUSTER_KEY
-from tests.conformance.conftest import ConformanceWarden
+from tests.conformance.conftest import CLOUD_TIMEOUT_S, ConformanceWarden
 from tests.support.eventually import eventually
+from tests.support.fault_proxy import FaultProxy
 
 #: On one xdist worker: one Warden on the target for the lane, not one per worker.
 pytestmark = pytest.mark.xdist_group("conformance")
@@ -25,6 +28,14 @@ PROFILE = {
     "type": "os.nova.server",
     "version": 1.0,
     "properties": {"flavor": "m1.tiny", "image": IMAGE, "networks": [{"network": "private"}]},
+}
+#: Nova's answer to a request its code failed on (webob's 500 explanation).
+NOVA_500 = {
+    "computeFault": {
+        "code": 500,
+        "message": "The server has either erred or is incapable of performing the requested "
+        "operation.",
+    }
 }
 #: A real Nova with the fake driver builds in a few seconds; creates and deletes of a
 #: few servers take well under a minute.
@@ -292,6 +303,17 @@ async def _gone(api: httpx.AsyncClient, url: str) -> bool:
     )
 
 
+async def attempted_cluster(api: httpx.AsyncClient) -> tuple[str, dict[str, Any]]:
+    """A cluster of one node whose create may fail: its id and its ended create action."""
+    name = f"cf-{uuid.uuid4().hex[:6]}"
+    spec = {"name": name, "spec": PROFILE}
+    profile = (await api.post("/v1/profiles", json={"profile": spec})).json()["profile"]
+    body = {"name": name, "profile_id": profile["id"], "desired_capacity": 1}
+    created = await api.post("/v1/clusters", json={"cluster": body})
+    action = await finished(api, created)
+    return created.json()["cluster"]["id"], action
+
+
 async def test_a_create_over_quota_fails_the_node_with_novas_words(
     conformance: ConformanceWarden,
 ) -> None:
@@ -306,19 +328,110 @@ async def test_a_create_over_quota_fails_the_node_with_novas_words(
         used = len([s for s in await member.compute.list_servers() if s.status != "DELETED"])
         await admin.request("compute", "PUT", quotas, json={"quota_set": {"instances": used}})
         try:
-            name = f"cf-{uuid.uuid4().hex[:6]}"
-            spec = {"name": name, "spec": PROFILE}
-            profile = (await api.post("/v1/profiles", json={"profile": spec})).json()["profile"]
-            body = {"name": name, "profile_id": profile["id"], "desired_capacity": 1}
-            created = await api.post("/v1/clusters", json={"cluster": body})
-            action = await finished(api, created)
+            cluster_id, action = await attempted_cluster(api)
         finally:
             await admin.request("compute", "PUT", quotas, json={"quota_set": {"instances": before}})
-        cluster_id = created.json()["cluster"]["id"]
         [node] = await nodes_of(api, cluster_id)
         assert action["status"] == "FAILED" and node["status"] == "ERROR"
         assert (
             f"Quota exceeded for instances: Requested 1, but already used {used} of {used} "
             "instances"
         ) in node["status_reason"]
+        await delete_cluster(conformance, api, cluster_id)
+
+
+@pytest.fixture
+def compute(conformance: ConformanceWarden) -> Iterator[FaultProxy]:
+    """The proxy in front of the target's compute API, its rules cleared after the test."""
+    try:
+        yield conformance.compute
+    finally:
+        conformance.compute.clear()
+
+
+async def test_a_create_answered_after_wardens_timeout_leaves_no_server_behind(
+    conformance: ConformanceWarden, compute: FaultProxy
+) -> None:
+    """Nova gets the first POST only after Warden gave up on it and POSTed again: two
+    servers with the node's name and request id. The node keeps one; deleting the
+    cluster deletes both."""
+    compute.hold("POST", "/servers$", CLOUD_TIMEOUT_S + 5)
+    async with conformance.client() as api:
+        cluster_id = await new_cluster(api, 1)
+        [node] = await nodes_of(api, cluster_id)
+        twins = await eventually(
+            lambda: _servers_if(conformance, cluster_id, count=2),
+            timeout=60,
+            what="the held create's server",
+        )
+        assert node["physical_id"] in twins
+        assert compute.answered("POST", "/servers$") == [202, 202]
+        await delete_cluster(conformance, api, cluster_id)
+
+
+async def _servers_if(warden: ConformanceWarden, cluster_id: str, *, count: int) -> list[str]:
+    servers = await servers_of(warden, cluster_id)
+    return servers if len(servers) == count else []
+
+
+async def test_a_persistent_500_on_create_fails_the_node_in_seconds(
+    conformance: ConformanceWarden, compute: FaultProxy
+) -> None:
+    compute.fail("POST", "/servers$", 500, NOVA_500)
+    async with conformance.client() as api:
+        started = time.monotonic()
+        cluster_id, action = await attempted_cluster(api)
+        took = time.monotonic() - started
+        compute.clear()
+        [node] = await nodes_of(api, cluster_id)
+        assert action["status"] == "FAILED" and node["status"] == "ERROR"
+        assert NOVA_500["computeFault"]["message"] in node["status_reason"]
+        assert compute.answered("POST", "/servers$") == [500] * INTERNAL_ERROR_ATTEMPTS
+        assert took < 60, f"a persistent 500 took {took:.0f} s to fail the node"
+        assert await servers_of(conformance, cluster_id) == []
+        await delete_cluster(conformance, api, cluster_id)
+
+
+async def test_a_node_whose_build_failed_is_recreated_when_nova_refuses_its_reboot(
+    conformance: ConformanceWarden,
+) -> None:
+    """With its one compute service disabled, Nova fails the build ("No valid host"):
+    a server that never launched, which Nova will not reboot (409). The health policy's
+    REBOOT is refused, and its next action, RECREATE, heals the node once the service is
+    enabled again."""
+    async with conformance.client() as api, conformance.target.session(admin=True) as admin:
+        listed = await admin.request(
+            "compute", "GET", "/os-services", params={"binary": "nova-compute"}
+        )
+        service = f"/os-services/{listed.json()['services'][0]['id']}"
+        disable = {"status": "disabled", "disabled_reason": "conformance: no host"}
+        await admin.request("compute", "PUT", service, json=disable)
+        try:
+            cluster_id, action = await attempted_cluster(api)
+        finally:
+            await admin.request("compute", "PUT", service, json={"status": "enabled"})
+        [node] = await nodes_of(api, cluster_id)
+        assert action["status"] == "FAILED" and node["status"] == "ERROR"
+        assert "No valid host was found" in node["status_reason"]
+        failed_server = node["physical_id"]
+
+        actions = [{"name": "REBOOT", "params": {"type": "HARD"}}, {"name": "RECREATE"}]
+        heal = _health_policy([{"type": "NODE_STATUS_POLLING"}], interval=1)
+        heal["properties"]["recovery"]["actions"] = actions
+        policy = await api.post("/v1/policies", json={"policy": {"name": "heal", "spec": heal}})
+        attach = {"policy_attach": {"policy_id": policy.json()["policy"]["id"]}}
+        await succeeded(api, await act(api, cluster_id, attach))
+
+        async def healed() -> dict[str, Any] | None:
+            shown: dict[str, Any] = (await api.get(f"/v1/nodes/{node['id']}")).json()["node"]
+            return shown if shown["status"] == "ACTIVE" else None
+
+        recreated = await eventually(healed, timeout=OPERATION_TIMEOUT, what="node recreated")
+        assert recreated["physical_id"] != failed_server
+        events = (await api.get("/v1/events", params={"obj_id": node["id"]})).json()["events"]
+        reasons = " ".join(e["status_reason"] or "" for e in events)
+        assert f"Cannot 'reboot' instance {failed_server} while it is in launched_at None" in (
+            reasons
+        )
+        assert await servers_of(conformance, cluster_id) == [recreated["physical_id"]]
         await delete_cluster(conformance, api, cluster_id)

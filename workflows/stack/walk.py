@@ -21,7 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.entity import record
     from workflows.stack.messages import NestedOutcome
     from workflows.stack.op_messages import StackOpInput
-    from workflows.stack.records import resource_event, resource_snapshot
+    from workflows.stack.records import new_id, resource_event, resource_snapshot
     from workflows.stack.resources.base import Applied
 
 #: Resources worked on at once (keeps pending activities far below Temporal's 2,000).
@@ -169,7 +169,7 @@ class StackWalk:
         current = self.resources.get(name)
         now = workflow.now()
         base = current or ResourceState(
-            name=name, type=rtype, resource_id=str(workflow.uuid4()), created_at=now, updated_at=now
+            name=name, type=rtype, resource_id=new_id(), created_at=now, updated_at=now
         )
         action = StackAction.UPDATE if current else StackAction.CREATE
         return self._set_failed(base, action, reason)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import re
 from typing import Any
 
@@ -486,3 +487,25 @@ def test_every_registered_type_is_found_by_name() -> None:
     assert all(resource_type(name) is rtype for name, rtype in RESOURCE_TYPES.items())
     with pytest.raises(InvalidRequest, match=r"^The Resource Type \(X\) could not be found\.$"):
         resource_type("X")
+
+
+def test_the_dependency_graph_is_worked_out_once_and_handed_out_as_copies() -> None:
+    raw = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "a": {"type": "OS::Heat::RandomString"},
+            "b": {"type": "OS::Heat::RandomString", "depends_on": "a"},
+        },
+    }
+    template = load_template(raw)
+
+    assert load_template(raw) is template  # the same document is loaded once
+    assert load_template(copy.deepcopy(raw)) is not template
+    assert template.graph is template.graph
+    order, users = template.creation_order(), template.required_by()
+    order.append("x")
+    users["a"].append("x")
+    assert (template.creation_order(), template.required_by()) == (
+        ["a", "b"],
+        {"a": ["b"], "b": []},
+    )
