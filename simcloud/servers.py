@@ -153,7 +153,9 @@ def check_action(record: ServerRecord, action: str) -> None:
             409, f"Cannot '{verb}' instance {record.id} while it is in vm_state {record.vm_state}"
         )
     if record.launched_at is None:
-        raise SimError(409, f"Cannot '{verb}' instance {record.id} while it is in launched_at None")
+        # Nova's InstanceInvalidState(attr="launched_at", state=None): with no state to
+        # name, raise_http_conflict_for_instance_invalid_state falls back to this wording.
+        raise SimError(409, f"Instance {record.id} is in an invalid state for '{verb}'")
 
 
 def start_action(state: SimState, record: ServerRecord, action: str) -> Task:

@@ -21,8 +21,9 @@ SERVICES = (
 #: pyroute2: Neutron 29 imports it in the server but its wheel no longer requires it.
 EXTRAS = ("python-openstackclient", "psycopg2-binary", "uwsgi", "pyroute2")
 
-#: Offsets from the base port (WARDEN_LAB_PORT_BASE, default 47100). Fixed rather than
-#: random so that a warm start keeps the endpoints that clouds.yaml names.
+#: Offsets from the base port (WARDEN_LAB_PORT_BASE, default 29100: below Linux's
+#: ephemeral ports, 32768 and up, where a client socket in TIME_WAIT could hold one).
+#: Fixed rather than random so that a warm start keeps the endpoints clouds.yaml names.
 PORT_OFFSETS = {
     "postgres": 0,
     "amqp": 1,
@@ -62,7 +63,7 @@ class Layout:
     @classmethod
     def default(cls) -> Layout:
         root = Path(os.environ.get("WARDEN_LAB_ROOT", REPO / "var" / "openstack"))
-        base = int(os.environ.get("WARDEN_LAB_PORT_BASE", "47100"))
+        base = int(os.environ.get("WARDEN_LAB_PORT_BASE", "29100"))
         return cls(root=root.resolve(), port_base=base)
 
     def port(self, name: str) -> int:

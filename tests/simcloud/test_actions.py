@@ -208,8 +208,7 @@ async def test_a_server_whose_build_failed_takes_no_action_but_delete() -> None:
             refused = await act(client, server_id, action)
             assert refused.status_code == 409
             assert refused.json()["conflictingRequest"]["message"] == (
-                f"Cannot '{next(iter(action))}' instance {server_id} "
-                "while it is in launched_at None"
+                f"Instance {server_id} is in an invalid state for '{next(iter(action))}'"
             )
         assert (await client.delete(f"{SERVERS}/{server_id}")).status_code == 204
 

@@ -87,9 +87,10 @@ class FaultProxy:
         self._add(Rule(_pattern(method, path), hold_s=seconds, times=times))
 
     def clear(self) -> None:
-        """Forward every call again."""
+        """Forward every call again, and forget the calls recorded so far."""
         with self._lock:
             self._rules.clear()
+            self.calls.clear()
 
     def answered(self, method: str, path: str) -> list[int]:
         """The statuses the proxy answered to the calls matching `method` and `path`."""
