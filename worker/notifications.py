@@ -92,22 +92,18 @@ def _since(sent: datetime | None) -> str:
     return f", {(datetime.now(UTC) - sent).total_seconds():.3f} s after Nova sent it"
 
 
-def amqp_url(transport_url: str) -> str:
-    """oslo.messaging's `rabbit://user:pass@host:5672/vhost` as an AMQP URL. Of a list of
-    hosts (`rabbit://u:p@h1:5672,u:p@h2:5672/`) the first is used."""
+def amqp_urls(transport_url: str) -> list[str]:
+    """oslo.messaging's `rabbit://user:pass@host:5672/vhost` as AMQP URLs, one per host
+    of a cluster (`rabbit://u:p@h1:5672,u:p@h2:5672/`), in the order given."""
     parts = urlsplit(transport_url)
     if parts.scheme not in ("rabbit", "amqp", "amqps"):
         raise ValueError(f"notification transport {parts.scheme}:// is not RabbitMQ")
-    netloc = parts.netloc.split(",", 1)[0]
-    return urlunsplit(
-        (
-            "amqp" if parts.scheme == "rabbit" else parts.scheme,
-            netloc,
-            parts.path or "/",
-            parts.query,
-            "",
-        )
-    )
+    scheme = "amqp" if parts.scheme == "rabbit" else parts.scheme
+    return [
+        urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+        for netloc in parts.netloc.split(",")
+        if netloc
+    ]
 
 
 async def _connect(url: str) -> aio_pika.abc.AbstractConnection:
@@ -133,7 +129,10 @@ class NotificationListener:
         self, settings: Settings, engine: Engine, client: Client, health: HealthManager
     ) -> None:
         assert settings.notification_transport_url is not None
-        self._url = amqp_url(settings.notification_transport_url.get_secret_value())
+        #: The broker's hosts; a connection that fails moves on to the next, as
+        #: oslo.messaging's driver does.
+        self._urls = amqp_urls(settings.notification_transport_url.get_secret_value())
+        self._url = self._urls[0]
         self._settings = settings
         self._engine = engine
         self._client = client
@@ -150,8 +149,12 @@ class NotificationListener:
                 await self._consume()
             except (TimeoutError, aio_pika.exceptions.AMQPError, OSError) as err:
                 reason = f"message bus {urlsplit(self._url).hostname}: {err!r}"
+                self._url = self.next_url()
                 logger.warning(
-                    "Nova notifications not received (%s); again in %.0f s", reason, delay
+                    "Nova notifications not received (%s); again in %.0f s on %s",
+                    reason,
+                    delay,
+                    urlsplit(self._url).hostname,
                 )
             except Exception as err:  # the listener must outlive any one failure
                 reason = f"listener failed: {err!r}"
@@ -164,6 +167,10 @@ class NotificationListener:
                 delay = 1.0  # it listened before failing: start the back-off over
             await asyncio.sleep(delay)
             delay = min(delay * 2, MAX_RECONNECT_S)
+
+    def next_url(self) -> str:
+        """The broker host after the current one (the same one when there is one)."""
+        return self._urls[(self._urls.index(self._url) + 1) % len(self._urls)]
 
     async def _consume(self) -> None:
         connection = await _connect(self._url)

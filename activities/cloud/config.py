@@ -20,10 +20,10 @@ setting wins for the services it names.
 from __future__ import annotations
 
 import os
-from urllib.parse import urlsplit
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator

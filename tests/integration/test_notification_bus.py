@@ -10,6 +10,7 @@ import gc
 import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import aio_pika
 import pytest
@@ -150,3 +151,30 @@ async def test_a_refused_connection_is_closed_not_left_to_the_garbage_collector(
             o for o in gc.get_objects() if isinstance(o, aio_pika.Connection) and not o.is_closed
         ]
         assert left_open == []
+
+
+async def test_a_broker_host_that_refuses_gives_way_to_the_next_of_the_cluster(
+    tmp_path: Path, broker: RabbitBroker
+) -> None:
+    """oslo.messaging's transport URL lists a cluster's hosts; the listener moves on from
+    one that refuses to the next, as oslo.messaging's driver does."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"guest:guest@127.0.0.1:{probe.getsockname()[1]}"
+    live = urlsplit(broker.transport_url)
+    cluster = f"rabbit://{dead},{live.netloc}{live.path}"
+    async with in_process_warden(tmp_path) as warden:
+        settings = warden.settings.model_copy(
+            update={"notification_transport_url": SecretStr(cluster)}
+        )
+        engine = make_engine(settings.resolved_database_url)
+        health = HealthManager("worker-test", "warden-worker")
+        task = asyncio.create_task(
+            NotificationListener(settings, engine, warden.env.client, health).run()
+        )
+        try:
+            await eventually(lambda: _passing(health), what="listening on the second host")
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            engine.dispose()

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from worker.notifications import amqp_url, read_oslo_message
+from worker.notifications import amqp_urls, read_oslo_message
 
 MESSAGE = {
     "message_id": "m-1",
@@ -38,8 +38,11 @@ def test_anything_else_is_not_a_notification(body: bytes) -> None:
 
 
 def test_oslo_transport_urls_become_amqp_urls() -> None:
-    assert amqp_url("rabbit://nova:s3cret@mq-1:5672/") == "amqp://nova:s3cret@mq-1:5672/"
-    assert amqp_url("rabbit://u:p@mq-1:5672,u:p@mq-2:5672/nova") == "amqp://u:p@mq-1:5672/nova"
-    assert amqp_url("amqps://u:p@mq:5671/") == "amqps://u:p@mq:5671/"
+    assert amqp_urls("rabbit://nova:s3cret@mq-1:5672/") == ["amqp://nova:s3cret@mq-1:5672/"]
+    assert amqp_urls("rabbit://u:p@mq-1:5672,v:q@mq-2:5672/nova") == [
+        "amqp://u:p@mq-1:5672/nova",
+        "amqp://v:q@mq-2:5672/nova",
+    ]
+    assert amqp_urls("amqps://u:p@mq:5671/") == ["amqps://u:p@mq:5671/"]
     with pytest.raises(ValueError, match="not RabbitMQ"):
-        amqp_url("kafka://broker:9092")
+        amqp_urls("kafka://broker:9092")
