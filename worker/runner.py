@@ -14,16 +14,22 @@ same converter. `ContextFreeRunner` wraps the sandbox runner and answers those t
 questions itself, outside the sandbox; everything else (activations, the workflow code,
 its restrictions) still runs in the sandbox. `workflow_runner_for` uses it only for a
 converter that provably ignores the answers; any other converter keeps the SDK's path.
+
+It also ends an eviction the SDK would retry for ever: when a run's eviction keeps
+failing because some of its tasks will not end (`STUCK_EVICTION`), the third failure is
+reported as a completed eviction and the instance is kept aside, never run again.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
+from typing import Final
 
 from temporalio import workflow
 from temporalio.bridge.proto.workflow_activation import WorkflowActivation
-from temporalio.bridge.proto.workflow_completion import WorkflowActivationCompletion
+from temporalio.bridge.proto.workflow_completion import Success, WorkflowActivationCompletion
 from temporalio.converter import (
     ActivitySerializationContext,
     DataConverter,
@@ -36,6 +42,8 @@ from temporalio.worker import (
     WorkflowInstanceDetails,
     WorkflowRunner,
 )
+
+logger = logging.getLogger(__name__)
 
 # Contexts of every kind the SDK hands a workflow's converter, to prove it ignores them.
 _PROBES: tuple[SerializationContext, ...] = (
@@ -59,14 +67,52 @@ def ignores_context(converter: DataConverter) -> bool:
     )
 
 
+#: What the SDK (1.35) raises when a run's eviction leaves tasks that would not end. Seen
+#: after Temporal's deadlock detector interrupted a slow activation: the interrupt landed
+#: inside the workflow's event loop and lost a task's wake-up, so that task could never
+#: finish and every later eviction of the run failed the same way.
+STUCK_EVICTION: Final = "Eviction processed, but"
+#: Failed evictions of one run (the SDK retries every 2 s) before it is evicted anyway.
+EVICTION_ATTEMPTS: Final = 3
+#: Instances evicted with tasks left: referenced for the process's life, never run again.
+ABANDONED: list[WorkflowInstance] = []
+
+
+def _is_eviction(act: WorkflowActivation) -> bool:
+    return any(job.HasField("remove_from_cache") for job in act.jobs)
+
+
 class ContextFreeInstance(WorkflowInstance):
     """A sandboxed workflow instance whose converter questions are answered outside it."""
 
     def __init__(self, inner: WorkflowInstance) -> None:
         self.inner = inner
+        #: Evictions of this run that failed because tasks would not end.
+        self.stuck_evictions = 0
 
     def activate(self, act: WorkflowActivation) -> WorkflowActivationCompletion:
-        return self.inner.activate(act)
+        try:
+            return self.inner.activate(act)
+        except RuntimeError as err:
+            if not _is_eviction(act) or STUCK_EVICTION not in str(err):
+                raise
+            self.stuck_evictions += 1
+            if self.stuck_evictions < EVICTION_ATTEMPTS:
+                raise
+        # The SDK retries a failed eviction every 2 s for ever, holding the slot, and the
+        # worker's shutdown waits on it (a test session hung so). Evicted anyway: the run
+        # replays from its history in a new instance; this one, with the tasks that would
+        # not end, is kept referenced so that they are never collected (and so never
+        # resumed), as the SDK warns they might be.
+        ABANDONED.append(self.inner)
+        logger.error(
+            "workflow run %s: evicted after %d failed evictions (%s); its instance is kept, "
+            "never resumed, and the run carries on from its history",
+            act.run_id,
+            self.stuck_evictions,
+            STUCK_EVICTION,
+        )
+        return WorkflowActivationCompletion(run_id=act.run_id, successful=Success())
 
     def get_serialization_context(self, command_info: object) -> SerializationContext | None:
         # None selects the worker's context-free converter, the same object that
