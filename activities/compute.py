@@ -11,9 +11,14 @@ from activities.cloud.collections import CollectionClient, collection
 from activities.cloud.compute import ComputeClient, Server
 from activities.errors import application_error
 from activities.server_boot import IdCache, boot_extras, image_and_flavor
-from activities.server_networking import attach_floating_ips, own_ports, release_owned
+from activities.server_networking import (
+    attach_floating_ips,
+    own_ports,
+    release_owned,
+    update_networks,
+)
 from domain.errors import BackendNotFound, WardenError
-from domain.servers import ServerInfo, ServerRequest, ServerStatuses
+from domain.servers import ServerInfo, ServerNetworksUpdate, ServerRequest, ServerStatuses
 
 #: Server statuses from which waiting for ACTIVE is pointless.
 _DEAD_END = frozenset({"ERROR", "DELETED", "SHUTOFF"})
@@ -90,6 +95,16 @@ class ComputeActivities:
         except WardenError as err:
             activity.logger.warning("Ports of server %s not listed: %s", server_id, err)
             return None
+
+    @activity.defn(name="update_server_networks")
+    async def update_server_networks(self, request: ServerNetworksUpdate) -> ServerInfo:
+        """Change a server's interfaces in place (`update_networks`); the server after."""
+        try:
+            await update_networks(self._compute, self._objects, request)
+            server = await self._compute.get_server(request.physical_id)
+        except WardenError as err:
+            raise application_error(err) from err
+        return server_info(server, server.status, await self._device_ports(server.id))
 
     @activity.defn(name="find_created_server")
     async def find_created_server(self, request: ServerRequest) -> ServerInfo | None:

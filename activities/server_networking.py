@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Any, Final
 
 from activities.cloud.collections import CollectionClient, collection
+from activities.cloud.compute import ComputeClient
 from domain.errors import BackendNotFound
-from domain.servers import NetworkRequest, ServerRequest
+from domain.server_networks import Interface, plan_interfaces
+from domain.servers import NetworkRequest, ServerNetworksUpdate, ServerRequest
 
 #: Tag of every port and floating IP Warden made for a server.
 OWNED: Final = "warden-owned"
@@ -120,3 +122,64 @@ async def release_owned(objects: CollectionClient, server_id: str) -> None:
         await objects.delete(collection("floating_ip"), str(fip["id"]))
     for port in ports:
         await objects.delete(collection("port"), str(port["id"]))
+
+
+async def _with_ids(objects: CollectionClient, nic: NetworkRequest) -> dict[str, str]:
+    """A NIC's port, network and subnet by id (its address as it is)."""
+    found: dict[str, str] = {}
+    for key, kind in (("port", "port"), ("network", "network"), ("subnet", "subnet")):
+        value = getattr(nic, key)
+        if value:
+            found[key] = await _id(objects, kind, value)
+    if nic.fixed_ip:
+        found["fixed_ip"] = nic.fixed_ip
+    return found
+
+
+async def update_networks(
+    compute: ComputeClient, objects: CollectionClient, request: ServerNetworksUpdate
+) -> None:
+    """Detach the interfaces only the old NICs describe, attach the new NICs nothing
+    describes (`plan_interfaces`); a retry, seeing the interfaces as they are now, does
+    only what is left. A NIC on a subnet gets a port Warden makes, as Heat's internal
+    port, tagged with the server so that it goes with it; detached, such a port is
+    deleted, as Heat deletes its internal ports."""
+    server_id = request.physical_id
+    old = [await _with_ids(objects, nic) for nic in request.old]
+    new = [await _with_ids(objects, nic) for nic in request.new]
+    listed = await compute.interfaces(server_id)
+    plan = plan_interfaces(old, new, [Interface.from_api(i) for i in listed])
+    owned = {
+        str(p["id"])
+        for p in await objects.list(collection("port"), {"tags": server_tag(server_id)})
+    }
+    for port_id in plan.detach:
+        await compute.detach_interface(server_id, port_id)
+        if port_id in owned:
+            await objects.delete(collection("port"), port_id)
+    for index, nic in enumerate(plan.attach):
+        await compute.attach_interface(
+            server_id, await _attachment(objects, nic, request.request_id, index, server_id)
+        )
+
+
+async def _attachment(
+    objects: CollectionClient, nic: dict[str, str], request_id: str, index: int, server_id: str
+) -> dict[str, Any]:
+    if "port" in nic:
+        return {"port_id": nic["port"]}
+    if "subnet" in nic:
+        wanted = NetworkRequest(
+            network=nic.get("network"), subnet=nic["subnet"], fixed_ip=nic.get("fixed_ip")
+        )
+        port_id = await own_port(objects, wanted, request_id, index)
+        await objects.action(
+            collection("port"), port_id, "PUT", f"/tags/{server_tag(server_id)}", None
+        )
+        return {"port_id": port_id}
+    attachment: dict[str, Any] = {}
+    if "network" in nic:
+        attachment["net_id"] = nic["network"]
+    if "fixed_ip" in nic:
+        attachment["fixed_ips"] = [{"ip_address": nic["fixed_ip"]}]
+    return attachment

@@ -35,6 +35,19 @@ class NetworkRequest(BaseModel):
     vnic_type: str | None = None
 
 
+class ServerNetworksUpdate(BaseModel):
+    """Give a server the NICs of `new` in place of those of `old` (Heat's interface
+    update: `domain/server_networks.py`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    physical_id: str
+    old: tuple[NetworkRequest, ...] = ()
+    new: tuple[NetworkRequest, ...] = ()
+    #: Names the ports Warden makes for it, so that a retry adopts them.
+    request_id: str
+
+
 class ServerRequest(BaseModel):
     """Create one server; `request_id` makes a retried create find the first one.
 

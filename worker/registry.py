@@ -76,6 +76,7 @@ async def serving_activities(
             store.record_changes,
             compute.create_server,
             compute.find_created_server,
+            compute.update_server_networks,
             compute.wait_server_active,
             compute.delete_server,
             compute.wait_server_deleted,

@@ -285,3 +285,23 @@ class ComputeClient:
     async def unlock(self, server_id: str) -> None:
         """Unlock a server."""
         await self._action(server_id, {"unlock": None})
+
+    async def interfaces(self, server_id: str) -> list[dict[str, Any]]:
+        """The server's `interfaceAttachments` (`os-interface`)."""
+        response = await self._call("GET", _path(server_id, "/os-interface"))
+        listed = json_body(
+            response, f"compute GET interfaces of {server_id}", "interfaceAttachments"
+        )
+        return [dict(i) for i in listed] if isinstance(listed, list) else []
+
+    async def attach_interface(self, server_id: str, attachment: Mapping[str, Any]) -> None:
+        """Attach a port, or a new port on a network (`port_id` / `net_id`, `fixed_ips`)."""
+        body = {"interfaceAttachment": dict(attachment)}
+        await self._call("POST", _path(server_id, "/os-interface"), json=body)
+
+    async def detach_interface(self, server_id: str, port_id: str) -> None:
+        """Detach a port (Nova deletes a port it made); a port already gone is fine."""
+        try:
+            await self._call("DELETE", _path(server_id, f"/os-interface/{quote(port_id, safe='')}"))
+        except BackendNotFound:
+            return

@@ -102,6 +102,9 @@ class ResourceType(BaseModel):
     #: with the id of the workflow patch that changed it: a workflow replaying a history
     #: from before the patch still replaces (see `updatable_with`'s `patched`).
     in_place_since: dict[str, str] = {}
+    #: Property → a test its old and new values must both pass for a change to be made in
+    #: place (a server's `networks`: only NICs Warden can attach and detach as they are).
+    in_place_when: dict[str, Callable[[Any], bool]] = {}
     #: Property → (policy property, policy values that make a change of it a replacement):
     #: Heat's `image_update_policy: REPLACE` on a server.
     replace_policies: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -125,13 +128,23 @@ class ResourceType(BaseModel):
         return schema.update_allowed and not self.replace_on_any_change
 
     def updatable_with(
-        self, name: str, props: Mapping[str, Any], patched: Patched | None = None
+        self,
+        name: str,
+        props: Mapping[str, Any],
+        patched: Patched | None = None,
+        before: Mapping[str, Any] | None = None,
     ) -> bool:
-        """Whether a change of `name` can be applied in place, given all the new properties.
+        """Whether a change of `name` can be applied in place, given all the new properties
+        (and the old ones, when known).
 
         `patched` is `workflow.patched` when a workflow asks: a property in
         `in_place_since` is then updated in place only past its patch.
         """
+        test = self.in_place_when.get(name)
+        if test is not None and not all(
+            test(values.get(name)) for values in (props, before) if values is not None
+        ):
+            return False
         if self.honours_update_replace and props.get(UPDATE_REPLACE) is True:
             return False
         policy = self.replace_policies.get(name)
@@ -149,7 +162,7 @@ class ResourceType(BaseModel):
         if after.get(UPDATE_REPLACE) is True:
             return False
         changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-        return all(self.updatable_with(k, after, patched) for k in changed)
+        return all(self.updatable_with(k, after, patched, before) for k in changed)
 
 
 def prop(kind: PropertyType, **options: Any) -> PropertySchema:

@@ -163,7 +163,7 @@ def _own_change(
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     rtype = resource_type(new.type)
     if changed:
-        fixed = [k for k in changed if not rtype.updatable_with(k, after, patched)]
+        fixed = [k for k in changed if not rtype.updatable_with(k, after, patched, before)]
         if fixed:
             return _change(name, ChangeKind.REPLACE, f"{', '.join(fixed)} changed")
         return _change(name, ChangeKind.UPDATE, f"{', '.join(changed)} changed")

@@ -268,3 +268,58 @@ async def test_a_group_member_marked_unhealthy_is_replaced_with_its_pool_members
     }
     members = {m["address"] for m in await objects.list(collection("member"), parent=pool_id)}
     assert members == servers and len(members) == 2  # the new server in, the old one out
+
+
+def _networked(networks: list[dict[str, Any]]) -> dict[str, Any]:
+    """heat-tempest-plugin's server on a network of two subnets, `networks` as given."""
+
+    def subnet(cidr: str) -> dict[str, Any]:
+        props = {"network": {"get_resource": "net"}, "cidr": cidr}
+        return {"type": "OS::Neutron::Subnet", "properties": props}
+
+    server = {
+        "type": "OS::Nova::Server",
+        "properties": {"image": "cirros", "flavor": "m1.tiny", "networks": networks},
+    }
+    return hot(
+        {
+            "net": {"type": "OS::Neutron::Net", "properties": {"name": "the_net"}},
+            "subnet_a": subnet("11.11.11.0/24"),
+            "subnet_b": subnet("12.12.12.0/24"),
+            "server": server,
+        },
+        {
+            "port": {"value": {"get_attr": ["server", "addresses", "the_net", 0, "port"]}},
+            "addr": {"value": {"get_attr": ["server", "addresses", "the_net", 0, "addr"]}},
+        },
+    )
+
+
+def _outputs(stack: dict[str, Any]) -> dict[str, Any]:
+    return {o["output_key"]: o["output_value"] for o in stack["outputs"]}
+
+
+async def test_server_networks_change_on_the_same_server_as_heats_interface_update(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    url = await create(api, "nics", _networked([{"subnet": {"get_resource": "subnet_a"}}]))
+    server_id = (await resource(api, url, "server"))["physical_resource_id"]
+    first = _outputs((await api.get(url)).json()["stack"])
+
+    # The same interface described another way: nothing to do, the port stays.
+    both = {"network": {"get_resource": "net"}, "subnet": {"get_resource": "subnet_a"}}
+    same = await update(api, url, _networked([both]))
+    assert same["stack_status"] == "UPDATE_COMPLETE", same["stack_status_reason"]
+    assert _outputs(same)["port"] == first["port"]
+
+    # Another subnet: the old interface detached, one on the new subnet attached.
+    moved = await update(api, url, _networked([{"subnet": {"get_resource": "subnet_b"}}]))
+    assert moved["stack_status"] == "UPDATE_COMPLETE", moved["stack_status_reason"]
+    assert (await resource(api, url, "server"))["physical_resource_id"] == server_id
+    now = _outputs(moved)
+    assert now["port"] != first["port"] and now["addr"].startswith("12.12.12.")
+    ports = await running_warden.cloud.collections.list(
+        collection("port"), {"device_id": server_id}
+    )
+    assert [p["id"] for p in ports] == [now["port"]]

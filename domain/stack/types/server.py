@@ -12,28 +12,33 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
+from domain.server_networks import attachable_in_place
 from domain.servers import NetworkRequest, ServerInfo, ServerRequest
 from domain.stack.types.heat_schema import heat_type
 
 NAME: Final = "OS::Nova::Server"
 
-#: Properties Heat updates in place that Warden replaces the server for: a resize, an
-#: interface attach/detach, a password or tag change in place are not implemented yet
-#: (Heat: RESIZE, interface update, changePassword, PUT tags).
-REPLACED_ON: Final = frozenset(
-    {"flavor", "networks", "admin_pass", "tags", "deployment_swift_data"}
-)
-#: Renamed and given new metadata in place, as Heat does (`PUT /servers/{id}`,
-#: `PUT /servers/{id}/metadata`), since these workflow patches; replaced before them.
+#: Properties Heat updates in place that Warden replaces the server for: a resize, a
+#: password or tag change in place are not implemented yet (Heat: RESIZE,
+#: changePassword, PUT tags).
+REPLACED_ON: Final = frozenset({"flavor", "admin_pass", "tags", "deployment_swift_data"})
+#: Renamed, given new metadata and new interfaces in place, as Heat does (`PUT
+#: /servers/{id}`, `PUT /servers/{id}/metadata`, `os-interface` attach and detach), since
+#: these workflow patches; replaced before them.
 IN_PLACE_SINCE: Final = {
     "name": "server-rename-in-place",
     "metadata": "server-metadata-in-place",
+    "networks": "server-networks-in-place",
 }
+#: `networks` changes in place only between NICs of a port, network, subnet or address
+#: (`domain/server_networks.py`); a floating IP, port extras or a tag still replace it.
+IN_PLACE_WHEN: Final = {"networks": attachable_in_place}
 
 TYPE: Final = heat_type(
     NAME,
     replaced_on=REPLACED_ON,
     in_place_since=IN_PLACE_SINCE,
+    in_place_when=IN_PLACE_WHEN,
     can_lock=True,
     replace_policies={
         "image": ("image_update_policy", ("REPLACE",)),

@@ -6,6 +6,8 @@ resource id). Suspend pauses, lock level "all" locks the server in Nova.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any, ClassVar
 
 from temporalio import workflow
@@ -16,7 +18,15 @@ with workflow.unsafe.imports_passed_through():
     from activities.recovery import RecoveryActivities
     from domain.cloud_objects import CloudAction, CloudObject, CloudRef
     from domain.cluster.recovery import RebuildRequest
-    from domain.servers import REQUEST_ID_KEY, LockServerRequest, ServerInfo, ServerRequest
+    from domain.server_networks import attachable_in_place, reduced
+    from domain.servers import (
+        REQUEST_ID_KEY,
+        LockServerRequest,
+        NetworkRequest,
+        ServerInfo,
+        ServerNetworksUpdate,
+        ServerRequest,
+    )
     from domain.stack.state import LockLevel, ResourceState, StackLock
     from domain.stack.types.server import (
         needs_rebuild,
@@ -81,13 +91,16 @@ class ServerHandler(ResourceHandler):
         if not pid:
             return unchanged(current)
         calls = _in_place_calls(ctx, current, props)
+        networks = _networks_update(current, props)
         if needs_rebuild(current.resolved, props):
             rebuild = RebuildRequest(physical_id=pid, image=str(props["image"]))
             await call_activity(RecoveryActivities.rebuild_server, rebuild)
-        elif not calls:
+        elif not calls and networks is None:
             return unchanged(current)
         for call in calls:
             await call_activity(CloudObjectActivities.act_on_cloud_object, call)
+        if networks is not None:
+            await call_activity(ComputeActivities.update_server_networks, networks)
         return _applied(await _wait_active(pid))
 
     async def prepare_for_replace(self, ctx: NestedContext, old: ResourceState) -> None:
@@ -199,3 +212,22 @@ def _in_place_calls(
         metadata = after.metadata | {REQUEST_ID_KEY: current.resource_id}
         calls.append(CloudAction(ref=server, suffix="/metadata", body={"metadata": metadata}))
     return calls
+
+
+def _networks_update(current: ResourceState, props: dict[str, Any]) -> ServerNetworksUpdate | None:
+    """The interface update of a server whose `networks` changed (in place only for the
+    NICs `attachable_in_place` allows: the plan replaced the server otherwise)."""
+    before, after = current.resolved.get("networks"), props.get("networks")
+    if before == after or not (attachable_in_place(before) and attachable_in_place(after)):
+        return None
+    assert current.physical_id is not None
+    old, new = (
+        tuple(NetworkRequest(**reduced(nic)) for nic in nics or ()) for nics in (before, after)
+    )
+    digest = hashlib.sha256(json.dumps([n.model_dump() for n in new]).encode()).hexdigest()
+    return ServerNetworksUpdate(
+        physical_id=current.physical_id,
+        old=old,
+        new=new,
+        request_id=f"{current.resource_id}-nics-{digest[:12]}",
+    )
