@@ -323,3 +323,20 @@ async def test_server_networks_change_on_the_same_server_as_heats_interface_upda
         collection("port"), {"device_id": server_id}
     )
     assert [p["id"] for p in ports] == [now["port"]]
+
+
+async def test_a_network_entry_swapped_for_its_own_port_keeps_the_server_and_port(
+    running_warden: InProcessWarden,
+) -> None:
+    """heat-tempest-plugin's swap_network_port: `network: net` becomes `port: <the port
+    Nova made on it>`."""
+    api = running_warden.api
+    url = await create(api, "swap", _networked([{"network": {"get_resource": "net"}}]))
+    server_id = (await resource(api, url, "server"))["physical_resource_id"]
+    port = _outputs((await api.get(url)).json()["stack"])["port"]
+
+    swapped = await update(api, url, _networked([{"port": port}]))
+
+    assert swapped["stack_status"] == "UPDATE_COMPLETE", swapped["stack_status_reason"]
+    assert (await resource(api, url, "server"))["physical_resource_id"] == server_id
+    assert _outputs(swapped)["port"] == port
