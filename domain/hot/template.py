@@ -44,10 +44,11 @@ from domain.hot.parameters import (
     text_at,
 )
 from domain.hot.parts import OutputDef, ResourceDef
+from domain.hot.properties import Patched
 from domain.hot.versions import canonical_version
 from domain.hot.yaml_format import load_yaml
 from domain.stack.resource_types import ResourceType, check_properties, resource_type
-from domain.stack.types.neutron.dependencies import implicit_dependencies
+from domain.stack.types.neutron.dependencies import EVERY_SUBNET_PATCH, implicit_dependencies
 
 __all__ = [
     "MAX_NESTING",
@@ -105,8 +106,24 @@ class Template(_Frozen):
     def graph(self) -> DependencyGraph:
         """The dependency graph, worked out once: a template never changes, and a
         workflow of a 1,000-resource stack asked for it ten times in one activation."""
+        return self._graph(every_subnet=True)
+
+    @cached_property
+    def graph_before_every_subnet(self) -> DependencyGraph:
+        """The graph of workflows recorded before `EVERY_SUBNET_PATCH`: a server waited
+        only for the subnets of the networks its entries name."""
+        return self._graph(every_subnet=False)
+
+    def graph_for(self, patched: Patched | None = None) -> DependencyGraph:
+        """`graph`, or for a workflow replaying a history from before the patch (`patched`
+        is `workflow.patched`), the graph it was recorded with."""
+        if patched is None or patched(EVERY_SUBNET_PATCH):
+            return self.graph
+        return self.graph_before_every_subnet
+
+    def _graph(self, *, every_subnet: bool) -> DependencyGraph:
         known = frozenset(self.resources)
-        implicit = implicit_dependencies(self.resources)
+        implicit = implicit_dependencies(self.resources, every_subnet=every_subnet)
         requires = {
             name: frozenset(res.depends_on).union(
                 *property_references(res).values(), implicit.get(name, ())
@@ -124,18 +141,18 @@ class Template(_Frozen):
             order=tuple(topological_order(requires)),
         )
 
-    def dependencies(self) -> dict[str, frozenset[str]]:
+    def dependencies(self, patched: Patched | None = None) -> dict[str, frozenset[str]]:
         """Every resource → the resources it requires: `depends_on`, references, and the
         networking dependencies Heat adds by itself (a port waits for its subnets)."""
-        return dict(self.graph.requires)
+        return dict(self.graph_for(patched).requires)
 
-    def required_by(self) -> dict[str, list[str]]:
+    def required_by(self, patched: Patched | None = None) -> dict[str, list[str]]:
         """Every resource → the resources that require it, by name."""
-        return {name: list(users) for name, users in self.graph.required_by.items()}
+        return {name: list(u) for name, u in self.graph_for(patched).required_by.items()}
 
-    def creation_order(self) -> list[str]:
+    def creation_order(self, patched: Patched | None = None) -> list[str]:
         """Resources with what each requires first; see `topological_order()`."""
-        return list(self.graph.order)
+        return list(self.graph_for(patched).order)
 
 
 @dataclass(frozen=True)

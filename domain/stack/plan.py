@@ -80,13 +80,16 @@ class UpdatePlan(BaseModel):
         return [name for name, change in self.changes.items() if change.kind == kind]
 
 
-def deletion_order(graph: Template | Mapping[str, Iterable[str]]) -> list[str]:
+def deletion_order(
+    graph: Template | Mapping[str, Iterable[str]], patched: Patched | None = None
+) -> list[str]:
     """Resources in an order that deletes each one before anything it requires.
 
     Args:
         graph: a template, or its `dependencies()` (resource → what it requires).
+        patched: `workflow.patched`, when a workflow asks (`Template.graph_for`).
     """
-    dependencies = graph.dependencies() if isinstance(graph, Template) else graph
+    dependencies = graph.dependencies(patched) if isinstance(graph, Template) else graph
     return list(reversed(topological_order(dependencies)))
 
 
@@ -110,12 +113,12 @@ def plan_update(
             (`ResourceType.in_place_since`).
     """
     changes: dict[str, ResourceChange] = {}
-    for name in new.creation_order():
+    for name in new.creation_order(patched):
         definition = new.resources[name]
         change = _own_change(old, old_params, current.get(name), definition, new_params, patched)
         changes[name] = _propagate(change, definition, new_params, changes, patched)
     gone = [name for name in current if name not in new.resources]
-    old_order = [name for name in deletion_order(old) if name in gone]
+    old_order = [name for name in deletion_order(old, patched) if name in gone]
     for name in old_order + sorted(set(gone) - set(old_order)):
         changes[name] = ResourceChange(name=name, kind=ChangeKind.DELETE, reason="not in template")
     return UpdatePlan(changes=changes)

@@ -9,6 +9,7 @@ import httpx
 
 from activities.cloud.collections import collection
 from tests.api.test_stacks_through_workflows import resource, settled
+from tests.support.eventually import eventually
 from tests.support.warden_in_process import InProcessWarden
 
 STACKS = "/v1/demo/stacks"
@@ -340,3 +341,17 @@ async def test_a_network_entry_swapped_for_its_own_port_keeps_the_server_and_por
     assert swapped["stack_status"] == "UPDATE_COMPLETE", swapped["stack_status_reason"]
     assert (await resource(api, url, "server"))["physical_resource_id"] == server_id
     assert _outputs(swapped)["port"] == port
+    # Nova made that port, so it goes with the server: as in Heat, a server whose entry
+    # names no network waits for every subnet, so it is deleted before them.
+    assert (await api.delete(url)).status_code == 204
+
+    async def deleted() -> str | None:
+        response = await api.get(url)
+        if response.status_code == 404:
+            return "gone"
+        stack = response.json()["stack"]
+        return (
+            None if stack["stack_status"].endswith("IN_PROGRESS") else stack["stack_status_reason"]
+        )
+
+    assert await eventually(deleted, timeout=30, what="the stack deleted") == "gone"

@@ -50,6 +50,8 @@ PASSING: Final = frozenset(
         "test_nova_server_networks.UpdateServerNetworksTest."
         "test_create_update_server_multi_networks_swaps",
         "test_nova_server_networks.UpdateServerNetworksTest."
+        "test_create_update_server_swap_network_port",
+        "test_nova_server_networks.UpdateServerNetworksTest."
         "test_create_update_server_swap_network_subnet",
         "test_nova_server_networks.UpdateServerNetworksTest."
         "test_create_update_server_swap_subnet_network",

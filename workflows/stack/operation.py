@@ -139,13 +139,15 @@ class StackOperationWorkflow(StackWalk):
         )
         plan = plan_update(old, old_params, self._current(), new, params, workflow.patched)
         self.update_policies = {n: dict(r.update_policy) for n, r in new.resources.items()}
-        self.required_by = new.required_by()
-        deps = new.dependencies()
+        self.required_by = new.required_by(workflow.patched)
+        deps = new.dependencies(workflow.patched)
 
         async def step(name: str) -> bool:
             return await self._converge_one(new, params, plan, name, deps[name])
 
-        await self._walk(new.creation_order(), {n: set(deps[n]) for n in deps}, step)
+        await self._walk(
+            new.creation_order(workflow.patched), {n: set(deps[n]) for n in deps}, step
+        )
         gone = plan.of(ChangeKind.DELETE)
         if not self.error:
             await self._delete_named(old, gone)
@@ -314,9 +316,9 @@ class StackOperationWorkflow(StackWalk):
     async def _delete_named(self, tpl: Template, names: list[str]) -> None:
         """Delete resources, each after everything that requires it."""
         wanted = set(names)
-        required_by = tpl.required_by()
+        required_by = tpl.required_by(workflow.patched)
         waits = {n: {d for d in required_by.get(n, []) if d in wanted} for n in names}
-        order = [n for n in reversed(tpl.creation_order()) if n in wanted]
+        order = [n for n in reversed(tpl.creation_order(workflow.patched)) if n in wanted]
         order += sorted(wanted - set(order))
         await self._walk(order, waits, self._delete_one)
 

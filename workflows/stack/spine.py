@@ -183,7 +183,10 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         template = self.state.template or EMPTY_TEMPLATE
         memo = self._required_by_memo
         if memo is None or memo[0] is not template:
-            memo = self._required_by_memo = (template, load_template(template).required_by())
+            memo = self._required_by_memo = (
+                template,
+                load_template(template).required_by(workflow.patched),
+            )
         return memo[1].get(name, [])
 
     # ---- acceptance ----

@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
+from domain.hot.template import Template, load_template
 from domain.server_networks import Interface, attachable_in_place, plan_interfaces
+from domain.stack.types.neutron.dependencies import EVERY_SUBNET_PATCH
 
 NET, SUBNET_A, SUBNET_B = "net-1", "subnet-a", "subnet-b"
 PORT0 = Interface(port="port-0", network=NET, subnet=SUBNET_A, fixed_ip="11.11.11.5")
@@ -96,3 +98,54 @@ def test_an_interface_reads_novas_attachment() -> None:
     }
 
     assert Interface.from_api(attachment) == PORT0
+
+
+def _template(networks: list[dict[str, Any]]) -> Template:
+    net = {"type": "OS::Neutron::Net"}
+    return load_template(
+        {
+            "heat_template_version": "2021-04-16",
+            "resources": {
+                "net_a": net,
+                "net_b": net,
+                "sub_a": {
+                    "type": "OS::Neutron::Subnet",
+                    "properties": {"network": {"get_resource": "net_a"}, "cidr": "10.1.0.0/24"},
+                },
+                "sub_b": {
+                    "type": "OS::Neutron::Subnet",
+                    "properties": {"network": {"get_resource": "net_b"}, "cidr": "10.2.0.0/24"},
+                },
+                "server": {
+                    "type": "OS::Nova::Server",
+                    "properties": {"image": "cirros", "flavor": "m1.tiny", "networks": networks},
+                },
+            },
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("networks", "subnets"),
+    [
+        ([{"network": {"get_resource": "net_a"}}], {"sub_a"}),
+        ([{"port": "a-port-made-elsewhere"}], {"sub_a", "sub_b"}),
+        ([{"subnet": "some-subnet"}], {"sub_a", "sub_b"}),
+        ([], set()),
+    ],
+)
+def test_a_server_waits_for_the_subnets_heat_makes_it_wait_for(
+    networks: list[dict[str, Any]], subnets: set[str]
+) -> None:
+    requires = _template(networks).dependencies()["server"]
+
+    assert {r for r in requires if r.startswith("sub_")} == subnets
+
+
+def test_a_workflow_recorded_before_the_patch_keeps_its_graph() -> None:
+    template = _template([{"port": "a-port-made-elsewhere"}])
+
+    before = template.dependencies(lambda patch: patch != EVERY_SUBNET_PATCH)["server"]
+    after = template.dependencies(lambda patch: True)["server"]
+
+    assert (before, after) == (frozenset(), frozenset({"sub_a", "sub_b"}))

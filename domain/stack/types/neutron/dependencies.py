@@ -66,6 +66,23 @@ def _server_networks(server: ResourceDef) -> list[Any]:
     return [n.get("network") for n in nics if isinstance(n, Mapping) and n.get("network")]
 
 
+def _server_subnets(resources: Mapping[str, ResourceDef], server: ResourceDef) -> set[str]:
+    """Heat's `Server.add_dependencies`: a server with networks waits for every subnet of
+    a network an entry names, for every subnet whose network is unknown, and, for an entry
+    naming no network (a port, a subnet), for every subnet: it may be on any of them. So
+    a server is deleted before the subnets its ports have addresses on."""
+    nics = server.properties.get("networks")
+    if not isinstance(nics, list) or not nics:
+        return set()
+    named = [n.get("network") if isinstance(n, Mapping) else None for n in nics]
+    return {
+        n
+        for n, subnet in _of_type(resources, SUBNET).items()
+        if not _get(subnet, "network", "network_id")
+        or any(not network or network == _get(subnet, "network", "network_id") for network in named)
+    }
+
+
 def _interfaces_for_port(resources: Mapping[str, ResourceDef], port_value: Any) -> set[str]:
     """Router interfaces on a subnet the (template's) port has an address on."""
     port = resources.get(_referenced(port_value) or "")
@@ -94,13 +111,22 @@ def _routers_to(resources: Mapping[str, ResourceDef], network: Any) -> set[str]:
     return found
 
 
-def implicit_dependencies(resources: Mapping[str, ResourceDef]) -> dict[str, set[str]]:
+#: The workflow patch from which a server waits for every subnet Heat makes it wait for
+#: (`_server_subnets`); before it, only for the subnets of the networks it names.
+EVERY_SUBNET_PATCH = "server-waits-for-every-subnet"
+
+
+def implicit_dependencies(
+    resources: Mapping[str, ResourceDef], *, every_subnet: bool = True
+) -> dict[str, set[str]]:
     """Resource → the resources Heat makes it wait for without a reference."""
     extra: dict[str, set[str]] = {}
     for name, res in resources.items():
         found: set[str] = set()
         if res.type == PORT:
             found = _subnets_of(resources, _get(res, "network", "network_id"))
+        elif res.type == SERVER and every_subnet:
+            found = _server_subnets(resources, res)
         elif res.type == SERVER:
             for network in _server_networks(res):
                 found |= _subnets_of(resources, network)
