@@ -9,6 +9,7 @@ import asyncio
 import gc
 import socket
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -35,14 +36,15 @@ def broker() -> Iterator[RabbitBroker]:
         yield running
 
 
-@pytest.fixture
-async def listening(
-    tmp_path: Path, broker: RabbitBroker
+@asynccontextmanager
+async def listener_on(
+    tmp_path: Path, transport_url: str
 ) -> AsyncIterator[tuple[InProcessWarden, HealthManager]]:
-    """Warden in process with the worker's notification listener on `broker`."""
+    """Warden in process with the worker's notification listener on `transport_url`,
+    once it has bound its queue."""
     async with in_process_warden(tmp_path) as warden:
         settings = warden.settings.model_copy(
-            update={"notification_transport_url": SecretStr(broker.transport_url)}
+            update={"notification_transport_url": SecretStr(transport_url)}
         )
         engine = make_engine(settings.resolved_database_url)
         health = HealthManager("worker-test", "warden-worker")
@@ -56,6 +58,15 @@ async def listening(
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
             engine.dispose()
+
+
+@pytest.fixture
+async def listening(
+    tmp_path: Path, broker: RabbitBroker
+) -> AsyncIterator[tuple[InProcessWarden, HealthManager]]:
+    """Warden in process with the worker's notification listener on `broker`."""
+    async with listener_on(tmp_path, broker.transport_url) as running:
+        yield running
 
 
 async def _passing(health: HealthManager) -> bool:
@@ -163,18 +174,5 @@ async def test_a_broker_host_that_refuses_gives_way_to_the_next_of_the_cluster(
         dead = f"guest:guest@127.0.0.1:{probe.getsockname()[1]}"
     live = urlsplit(broker.transport_url)
     cluster = f"rabbit://{dead},{live.netloc}{live.path}"
-    async with in_process_warden(tmp_path) as warden:
-        settings = warden.settings.model_copy(
-            update={"notification_transport_url": SecretStr(cluster)}
-        )
-        engine = make_engine(settings.resolved_database_url)
-        health = HealthManager("worker-test", "warden-worker")
-        task = asyncio.create_task(
-            NotificationListener(settings, engine, warden.env.client, health).run()
-        )
-        try:
-            await eventually(lambda: _passing(health), what="listening on the second host")
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            engine.dispose()
+    async with listener_on(tmp_path, cluster) as (_, health):
+        assert await _passing(health)  # bound, on the second host
