@@ -12,6 +12,7 @@ from typing import Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.attempts import retry_since
 from activities.cloud.collections import CollectionClient, collection
 from activities.errors import application_error
 from domain.cloud_objects import (
@@ -72,7 +73,9 @@ class CloudObjectActivities:
         try:
             parent = await self._parent(request.parent)
             body = await self._resolved(request.body, request.lookups)
-            made = await self._objects.create_once(coll, body, request.request_id, parent=parent)
+            made = await self._objects.create_once(
+                coll, body, request.request_id, parent=parent, retry_since=retry_since()
+            )
         except WardenError as err:
             raise application_error(err) from err
         return CloudObject(

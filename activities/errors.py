@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.attempts import attempt
 from domain.errors import BackendInternalError, WardenError
 
 #: Attempts of an activity whose cloud call keeps answering 500 (about 7 s of Temporal's
@@ -18,11 +18,7 @@ def application_error(error: WardenError) -> ApplicationError:
     500 only for the first `INTERNAL_ERROR_ATTEMPTS` attempts."""
     retryable = error.retryable
     message = error.message
-    if isinstance(error, BackendInternalError) and _attempt() >= INTERNAL_ERROR_ATTEMPTS:
+    if isinstance(error, BackendInternalError) and attempt() >= INTERNAL_ERROR_ATTEMPTS:
         retryable = False
-        message = f"{message} (attempt {_attempt()}: a 500 is not retried further)"
+        message = f"{message} (attempt {attempt()}: a 500 is not retried further)"
     return ApplicationError(message, type=type(error).__name__, non_retryable=not retryable)
-
-
-def _attempt() -> int:
-    return activity.info().attempt if activity.in_activity() else 1

@@ -10,16 +10,20 @@ the server's id (`warden-server-<id>`) and deletes them with the server.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Final
 
+from activities.attempts import retry_since
 from activities.cloud.collections import CollectionClient, collection
 from activities.cloud.compute import ComputeClient
-from domain.errors import BackendNotFound
+from domain.errors import BackendNotFound, BackendUnavailable
 from domain.server_networks import Interface, plan_interfaces
 from domain.servers import NetworkRequest, ServerNetworksUpdate, ServerRequest
 
 #: Tag of every port and floating IP Warden made for a server.
 OWNED: Final = "warden-owned"
+#: How long an interface update waits for Nova to unplug what it detached.
+DETACH_WAIT_S: Final = 30.0
 
 
 def server_tag(server_id: str) -> str:
@@ -60,7 +64,9 @@ async def own_port(
         ]
     if nic.vnic_type:
         body["binding:vnic_type"] = nic.vnic_type
-    made = await objects.create_once(collection("port"), body, f"{request_id}-nic-{index}")
+    made = await objects.create_once(
+        collection("port"), body, f"{request_id}-nic-{index}", retry_since=retry_since()
+    )
     return str(made["id"])
 
 
@@ -95,7 +101,9 @@ async def attach_floating_ips(
                 "port_id": ports[i],
                 "tags": [OWNED, server_tag(server_id)],
             }
-            await objects.create_once(fip_coll, body, f"{request.request_id}-fip-{i}")
+            await objects.create_once(
+                fip_coll, body, f"{request.request_id}-fip-{i}", retry_since=retry_since()
+            )
 
 
 async def _floating_ip(objects: CollectionClient, ref: str) -> str:
@@ -112,16 +120,47 @@ async def _floating_ip(objects: CollectionClient, ref: str) -> str:
         return str(found[0]["id"])
 
 
-async def release_owned(objects: CollectionClient, server_id: str) -> None:
-    """Delete the floating IPs and ports Warden made for a (deleted) server."""
+async def release_owned(
+    objects: CollectionClient, server_id: str, *, wait_s: float = DETACH_WAIT_S
+) -> None:
+    """Delete the floating IPs and ports Warden made for a (deleted) server.
+
+    Nova unbinds a deleted server's ports as it tears the server down, after its 202;
+    until then Neutron refuses a project member the port's delete (403). So each port
+    is deleted once it is unbound, waiting up to `wait_s`, then a retryable error.
+    """
     tag = server_tag(server_id)
     ports = await objects.list(collection("port"), {"tags": tag})
     if not ports:
         return  # Warden made no port for it, so no floating IP either (one call)
     for fip in await objects.list(collection("floating_ip"), {"tags": tag}):
         await objects.delete(collection("floating_ip"), str(fip["id"]))
+    deadline = asyncio.get_running_loop().time() + wait_s
+    pause = 0.1
+    bound = [p for p in ports if p.get("device_id") == server_id]
     for port in ports:
-        await objects.delete(collection("port"), str(port["id"]))
+        if port not in bound:
+            await objects.delete(collection("port"), str(port["id"]))
+    while bound:
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 2.0)
+        still = []
+        for port in bound:
+            try:
+                shown = await objects.show(collection("port"), str(port["id"]))
+            except BackendNotFound:
+                continue
+            if shown.get("device_id") == server_id:
+                still.append(port)
+            else:
+                await objects.delete(collection("port"), str(port["id"]))
+        bound = still
+        if bound and asyncio.get_running_loop().time() >= deadline:
+            names = ", ".join(sorted(str(p["id"]) for p in bound))
+            raise BackendUnavailable(
+                f"Nova has not unbound port(s) {names} of deleted server {server_id} "
+                f"after {wait_s:.0f} s"
+            )
 
 
 async def _with_ids(objects: CollectionClient, nic: NetworkRequest) -> dict[str, str]:
@@ -155,12 +194,41 @@ async def update_networks(
     }
     for port_id in plan.detach:
         await compute.detach_interface(server_id, port_id)
+    await detached(compute, server_id, set(plan.detach))
+    for port_id in plan.detach:
         if port_id in owned:
             await objects.delete(collection("port"), port_id)
     for index, nic in enumerate(plan.attach):
         await compute.attach_interface(
             server_id, await _attachment(objects, nic, request.request_id, index, server_id)
         )
+
+
+async def detached(
+    compute: ComputeClient, server_id: str, ports: set[str], *, wait_s: float = DETACH_WAIT_S
+) -> None:
+    """Return once none of `ports` is among the server's interfaces.
+
+    Nova answers a detach with 202 and unplugs later; until it has, the port is still
+    the server's, and Neutron refuses a project member its delete (403
+    "rule:delete_port is disallowed by policy"). Heat polls the same way
+    (`check_interface_detach`). After `wait_s`, a retryable error: Temporal tries the
+    activity again, which re-plans from the interfaces as they are then.
+    """
+    deadline = asyncio.get_running_loop().time() + wait_s
+    pause = 0.1
+    while ports:
+        listed = {str(i.get("port_id")) for i in await compute.interfaces(server_id)}
+        if not ports & listed:
+            return
+        if asyncio.get_running_loop().time() >= deadline:
+            still = ", ".join(sorted(ports & listed))
+            raise BackendUnavailable(
+                f"Nova has not detached port(s) {still} from server {server_id} "
+                f"after {wait_s:.0f} s"
+            )
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 2.0)
 
 
 async def _attachment(

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.errors import error_response, status_of
+from api.errors import CLUSTERING_PATH, error_response, status_of
 from api.routers import clustering as clustering_routes
 from api.routers.clustering import MAX_API_VERSION, MIN_API_VERSION
 from domain.errors import InvalidRequest, NotAcceptable, WardenError
@@ -24,10 +24,6 @@ CLUSTERING_PREFIX = "/cluster"
 API_VERSION_HEADER = "OpenStack-API-Version"
 SERVICE_TYPE = "clustering"
 
-_RESOURCE_PATH = re.compile(
-    r"^/v1/(clusters|nodes|profiles|policies|actions|events|profile-types|policy-types"
-    r"|build-info|receivers|webhooks|services)(/|$)"
-)
 _V1_DOCUMENT_PATH = re.compile(rf"^{CLUSTERING_PREFIX}/v1/?$")
 _VERSION = re.compile(r"^([1-9]\d*)\.([1-9]\d*|0)$")
 
@@ -95,16 +91,16 @@ class ClusteringApi:
             return
         path = _route_path(scope)
         unprefixed = path.removeprefix(CLUSTERING_PREFIX)
-        if unprefixed != path and _RESOURCE_PATH.match(unprefixed):
+        if unprefixed != path and CLUSTERING_PATH.match(unprefixed):
             scope = {**scope, "root_path": scope.get("root_path", "") + CLUSTERING_PREFIX}
-        elif not (_RESOURCE_PATH.match(path) or _V1_DOCUMENT_PATH.match(path)):
+        elif not (CLUSTERING_PATH.match(path) or _V1_DOCUMENT_PATH.match(path)):
             await self.app(scope, receive, send)
             return
         try:
             version = requested_version(Headers(scope=scope))
         except WardenError as err:
             code, title = status_of(err)
-            await error_response(code, title, err.message)(scope, receive, send)
+            await error_response(code, title, err.message, err.openstack_type)(scope, receive, send)
             return
         answer = f"{SERVICE_TYPE} {version[0]}.{version[1]}"
 

@@ -27,7 +27,7 @@ import httpx
 from bench.figures import figure, figure_rows
 from bench.report import git_state
 from bench.stack import Stack, running_stack
-from bench.warden_api import ok, wait_action
+from bench.warden_api import action_of, ok, wait_action
 
 BATCH = 10
 ACTION_TIMEOUT_S = 1800.0
@@ -48,8 +48,9 @@ async def _profile(api: httpx.AsyncClient, image: str) -> str:
 async def _cluster(api: httpx.AsyncClient, profile_id: str, size: int) -> str:
     body: dict[str, Any] = {"name": f"roll-{uuid.uuid4().hex[:6]}", "profile_id": profile_id}
     body |= {"desired_capacity": size, "max_size": size}
-    created = ok(await api.post("/v1/clusters", json={"cluster": body}), 202)
-    done = await wait_action(api, str(created["action"]), ACTION_TIMEOUT_S, 1.0)
+    response = await api.post("/v1/clusters", json={"cluster": body})
+    created = ok(response, 202)
+    done = await wait_action(api, action_of(response), ACTION_TIMEOUT_S, 1.0)
     if done["status"] != "SUCCEEDED":
         raise RuntimeError(f"cluster create failed: {done}")
     return str(created["cluster"]["id"])
@@ -72,8 +73,9 @@ async def _update(api: httpx.AsyncClient, cluster_id: str, profile_id: str) -> f
     """Seconds from the PATCH to the update's action SUCCEEDED."""
     start = time.perf_counter()
     body = {"cluster": {"profile_id": profile_id}}
-    accepted = ok(await api.patch(f"/v1/clusters/{cluster_id}", json=body), 202)
-    done = await wait_action(api, str(accepted["action"]), ACTION_TIMEOUT_S, 0.2)
+    response = await api.patch(f"/v1/clusters/{cluster_id}", json=body)
+    ok(response, 202)
+    done = await wait_action(api, action_of(response), ACTION_TIMEOUT_S, 0.2)
     if done["status"] != "SUCCEEDED":
         raise RuntimeError(f"cluster update failed: {done}")
     return time.perf_counter() - start

@@ -39,7 +39,7 @@ from bench.histories import event_seconds
 from bench.measure import ms, pct
 from bench.report import git_state
 from bench.stack import Stack, running_stack
-from bench.warden_api import PROFILE, ok, wait_action
+from bench.warden_api import PROFILE, action_of, ok, wait_action
 from config import Settings
 
 ERROR_RATE = 0.3
@@ -94,9 +94,10 @@ async def _act_on_all(
     Answers the 202 bodies, the finished actions and the wall time of it all.
     """
     start = time.perf_counter()
-    accepted = [ok(await api.request(m, p, json=b), 202) for m, p, b in requests]
+    responses = [await api.request(m, p, json=b) for m, p, b in requests]
+    accepted = [ok(r, 202) for r in responses]
     actions = await asyncio.gather(
-        *(wait_action(api, str(a["action"]), ACTION_TIMEOUT_S, 2.0) for a in accepted)
+        *(wait_action(api, action_of(r), ACTION_TIMEOUT_S, 2.0) for r in responses)
     )
     return accepted, list(actions), time.perf_counter() - start
 

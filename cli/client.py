@@ -113,6 +113,11 @@ class WardenClient:
         query = {k: v for k, v in params.items() if v is not None}
         return self.request("GET", path, params=query).json()
 
+    @staticmethod
+    def action_of(response: httpx.Response) -> str:
+        """The action a 202 started: the last part of its `Location`, as Senlin says it."""
+        return response.headers["Location"].rsplit("/", 1)[-1]
+
     def post(self, path: str, body: Any) -> httpx.Response:
         """POST a JSON body."""
         return self.request("POST", path, json=body)

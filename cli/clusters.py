@@ -87,9 +87,9 @@ def create(
             "max_size": max_size,
         }
     }
-    accepted = client.post("/v1/clusters", body).json()
-    what = f"Cluster {name} ({accepted['cluster']['id']})"
-    finish(client, out, accepted["action"], what=what, wait=wait, timeout=timeout)
+    response = client.post("/v1/clusters", body)
+    what = f"Cluster {name} ({response.json()['cluster']['id']})"
+    finish(client, out, client.action_of(response), what=what, wait=wait, timeout=timeout)
 
 
 @cluster_app.command("update")
@@ -108,9 +108,9 @@ def update(
     """
     client, out = session(ctx, fmt)
     body = {"cluster": {"profile_id": profile}}
-    accepted = client.request("PATCH", f"/v1/clusters/{cluster}", json=body).json()
+    response = client.request("PATCH", f"/v1/clusters/{cluster}", json=body)
     what = f"Update of cluster {cluster} to profile {profile}"
-    finish(client, out, accepted["action"], what=what, wait=wait, timeout=timeout)
+    finish(client, out, client.action_of(response), what=what, wait=wait, timeout=timeout)
 
 
 @cluster_app.command("list")

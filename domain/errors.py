@@ -13,6 +13,9 @@ class WardenError(Exception):
 
     #: Whether retrying the same call may succeed (Temporal retries only these).
     retryable: bool = False
+    #: The `error.type` of the OpenStack error body: the exception class Heat or Senlin
+    #: names in the same case (clients such as heatclient branch on it).
+    openstack_type: str = "InternalError"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -25,33 +28,49 @@ class WardenError(Exception):
 class InvalidRequest(WardenError):
     """The request is malformed or breaks a rule of the contract (400)."""
 
+    openstack_type = "BadRequest"
+
 
 class Unauthenticated(WardenError):
     """No token or an unknown token (401)."""
+
+    openstack_type = "NotAuthenticated"
 
 
 class Forbidden(WardenError):
     """The caller is known but may not do this (403)."""
 
+    openstack_type = "Forbidden"
+
 
 class NotFound(WardenError):
     """The object does not exist or is not visible to the caller (404)."""
+
+    openstack_type = "ResourceNotFound"
 
 
 class Conflict(WardenError):
     """The object's current state forbids the operation: busy, locked, duplicate (409)."""
 
+    openstack_type = "Conflict"
+
 
 class NotAcceptable(WardenError):
     """The requested API (micro)version is not one this API serves (406)."""
+
+    openstack_type = "NotAcceptable"
 
 
 class PayloadTooLarge(WardenError):
     """The request body is larger than allowed (413)."""
 
+    openstack_type = "RequestEntityTooLarge"
+
 
 class BackendError(WardenError):
     """A backend (cloud API, webhook target) failed permanently (502)."""
+
+    openstack_type = "BackendError"
 
 
 class BackendUnavailable(BackendError):
@@ -73,6 +92,13 @@ class BackendConflict(Conflict):
     """The backend refused the call for the object's state (409 from the cloud)."""
 
 
+class ActionInProgress(Conflict):
+    """Another operation of the stack or cluster is running (409, Heat's and Senlin's
+    `ActionInProgress`: heatclient's callers wait and retry on this type alone)."""
+
+    openstack_type = "ActionInProgress"
+
+
 class TemporalUnavailable(WardenError):
     """Temporal (or every worker) did not answer in time (503)."""
 
@@ -88,6 +114,7 @@ _ALL: dict[str, type[WardenError]] = {
         Forbidden,
         NotFound,
         Conflict,
+        ActionInProgress,
         NotAcceptable,
         PayloadTooLarge,
         BackendError,

@@ -6,13 +6,14 @@ entity's lock model (`StackLock.describe()`, `LockInfo.describe()`).
 
 from __future__ import annotations
 
-from domain.errors import Conflict
+from domain.errors import ActionInProgress, Conflict
 
 
 def ensure_idle(kind: str, name: str, running: str | None) -> None:
-    """Raise Conflict while another operation of this stack or cluster runs."""
+    """Raise ActionInProgress (409) while another operation of this stack or cluster
+    runs."""
     if running is not None:
-        raise Conflict(f"{kind} {name} already has an action ({running}) in progress.")
+        raise ActionInProgress(f"{kind} {name} already has an action ({running}) in progress.")
 
 
 def locked_conflict(kind: str, name: str, lock_text: str) -> Conflict:

@@ -39,10 +39,12 @@ class SimConfig(BaseModel):
     seed: int | None = None
 
     #: Glance's seeded images: public, active, id `uuid5(NAMESPACE_DNS, name)`. Devstack's
-    #: CirrOS, then the names Warden's tests and examples pass as `image`.
+    #: CirrOS (today's, and the one senlin-tempest-plugin's profile names), then the
+    #: names Warden's tests and examples pass as `image`.
     images: tuple[str, ...] = Field(
         (
             "cirros-0.6.2-x86_64-disk",
+            "cirros-0.4.0-x86_64-disk",
             "cirros",
             "cirros-v2",
             "a",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import quote
 
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
     from activities.cloud.requests import CloudRequests
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}")
+#: Neutron's answer to tags in a create body it does not take them in.
+TAGS_NOT_IN_POST: Final = "Attribute 'tags' not allowed in POST"
+#: How far a service's clock may trail Warden's when an untagged create is adopted
+#: (Neutron's `created_at` is also cut to the second).
+CLOCK_SLACK: Final = timedelta(seconds=2)
 #: The request marker's name (a tag is `warden-request-<id>`).
 REQUEST_MARKER: Final = "warden_request_id"
 JSON_PATCH: Final = "application/openstack-images-v2.1-json-patch"
@@ -53,10 +59,14 @@ class Collection:
     list_suffix: str = ""
     #: Ids are UUIDs (a name that is not one is not looked up as an id first).
     uuid_ids: bool = True
+    #: Tags are a sub-resource (`PUT …/{id}/tags`) that no update body may set, and a
+    #: create body only where the service allows (Neutron 29: a port's, no other).
+    tag_resource: bool = False
 
 
 def _neutron(kind: str, path: str, key: str, label: str) -> Collection:
-    return Collection(kind, "network", f"/v2.0/{path}", key, path.replace("-", "_"), label)
+    plural = path.replace("-", "_")
+    return Collection(kind, "network", f"/v2.0/{path}", key, plural, label, tag_resource=True)
 
 
 def _octavia(kind: str, path: str, key: str) -> Collection:
@@ -138,9 +148,13 @@ def collection(kind: str) -> Collection:
     return found
 
 
+#: The prefix of a request marker tag.
+MARKER_PREFIX: Final = "warden-request-"
+
+
 def marker_tag(request_id: str) -> str:
     """The tag a Neutron or Octavia create carries."""
-    return f"warden-request-{request_id}"
+    return f"{MARKER_PREFIX}{request_id}"
 
 
 class CollectionClient:
@@ -148,6 +162,8 @@ class CollectionClient:
 
     def __init__(self, session: CloudRequests) -> None:
         self._session = session
+        #: Kinds whose create refused tags: they are tagged after the create.
+        self._tagged_after: set[str] = set()
 
     def _base(self, coll: Collection, parent: str | None) -> str:
         if "{parent}" in coll.path:
@@ -171,10 +187,36 @@ class CollectionClient:
     async def create(
         self, coll: Collection, body: dict[str, Any], *, parent: str | None = None
     ) -> dict[str, Any]:
-        """POST one object; the created object as the service shows it."""
+        """POST one object; the created object as the service shows it.
+
+        Tags go in the body where the service takes them there; where it answers
+        "Attribute 'tags' not allowed in POST" (Neutron, for all but ports), the object
+        is created without them and tagged at once, and this client remembers to do so.
+        """
+        tags = body.get("tags") if coll.tag_resource else None
+        if tags is None or coll.kind not in self._tagged_after:
+            try:
+                return await self._post(coll, body, parent)
+            except InvalidRequest as err:
+                if tags is None or TAGS_NOT_IN_POST not in str(err):
+                    raise
+                self._tagged_after.add(coll.kind)
+        made = await self._post(coll, {k: v for k, v in body.items() if k != "tags"}, parent)
+        return made | {"tags": await self.set_tags(coll, str(made["id"]), list(tags))}
+
+    async def _post(
+        self, coll: Collection, body: dict[str, Any], parent: str | None
+    ) -> dict[str, Any]:
         payload = body if coll.key is None else {coll.key: body}
         answer = await self._call(coll, "POST", self._base(coll, parent), json=payload)
         return self._unwrap(coll, answer, "a create")
+
+    async def set_tags(self, coll: Collection, object_id: str, tags: list[str]) -> list[str]:
+        """Replace an object's tags (Neutron's `PUT …/{id}/tags`); the tags it now has."""
+        path = f"{self._base(coll, None)}/{quote(object_id, safe='')}/tags"
+        answer = await self._call(coll, "PUT", path, json={"tags": tags})
+        shown = answer.get("tags") if isinstance(answer, dict) else None
+        return [str(t) for t in shown] if isinstance(shown, list) else tags
 
     async def show(
         self, coll: Collection, object_id: str, *, parent: str | None = None
@@ -193,6 +235,8 @@ class CollectionClient:
     ) -> dict[str, Any]:
         """Change some fields of one object in place."""
         path = f"{self._base(coll, parent)}/{quote(object_id, safe='')}"
+        if coll.tag_resource and "tags" in changes:
+            return await self._update_tagged(coll, object_id, changes, parent)
         if coll.update == "json-patch":
             ops = json_patch(await self.show(coll, object_id, parent=parent), changes)
             headers = {"Content-Type": JSON_PATCH}
@@ -200,6 +244,19 @@ class CollectionClient:
         else:
             answer = await self._call(coll, "PUT", path, json={coll.key: changes})
         return self._unwrap(coll, answer, "an update")
+
+    async def _update_tagged(
+        self, coll: Collection, object_id: str, changes: dict[str, Any], parent: str | None
+    ) -> dict[str, Any]:
+        """The other fields with PUT, then the tags (Warden's own markers kept)."""
+        rest = {k: v for k, v in changes.items() if k != "tags"}
+        if rest:
+            current = await self.update(coll, object_id, rest, parent=parent)
+        else:
+            current = await self.show(coll, object_id, parent=parent)
+        kept = [t for t in current.get("tags") or () if str(t).startswith(MARKER_PREFIX)]
+        wanted = [str(t) for t in changes["tags"] or () if t not in kept]
+        return current | {"tags": await self.set_tags(coll, object_id, wanted + kept)}
 
     async def delete(self, coll: Collection, object_id: str, *, parent: str | None = None) -> None:
         """DELETE one object; gone already counts as deleted."""
@@ -289,6 +346,24 @@ class CollectionClient:
         found = await self.list(coll, filters, parent=parent)
         return found[0] if found else None
 
+    async def find_untagged(
+        self, coll: Collection, body: dict[str, Any], since: datetime
+    ) -> dict[str, Any] | None:
+        """The one object a create that was never tagged made: `body`'s name, no request
+        marker, created since `since` (less `CLOCK_SLACK`). None when there is not
+        exactly one, so a user's object of the same name is never taken."""
+        name = body.get("name")
+        if not coll.tag_resource or not isinstance(name, str) or not name:
+            return None
+        found = [
+            o
+            for o in await self.list(coll, {"name": name})
+            if o.get("name") == name
+            and not any(str(t).startswith(MARKER_PREFIX) for t in o.get("tags") or ())
+            and _created_since(o, since - CLOCK_SLACK)
+        ]
+        return found[0] if len(found) == 1 else None
+
     async def create_once(
         self,
         coll: Collection,
@@ -296,12 +371,35 @@ class CollectionClient:
         request_id: str,
         *,
         parent: str | None = None,
+        retry_since: datetime | None = None,
     ) -> dict[str, Any]:
-        """Create, or adopt the object a previous attempt for `request_id` made."""
+        """Create, or adopt the object a previous attempt for `request_id` made.
+
+        `retry_since`, given on a retry, is when the first attempt began: a Neutron
+        object it created but could not tag (the answer was lost, or the worker died
+        before the tags went on) is then adopted and tagged, not made twice.
+        """
         existing = await self.find_created(coll, request_id, parent=parent)
         if existing is not None:
             return existing
-        return await self.create(coll, with_marker(coll, body, request_id), parent=parent)
+        marked = with_marker(coll, body, request_id)
+        if retry_since is not None:
+            untagged = await self.find_untagged(coll, body, retry_since)
+            if untagged is not None:
+                tags = await self.set_tags(coll, str(untagged["id"]), list(marked["tags"]))
+                return untagged | {"tags": tags}
+        return await self.create(coll, marked, parent=parent)
+
+
+def _created_since(obj: dict[str, Any], since: datetime) -> bool:
+    """Whether Neutron's `created_at` (`2026-12-02T03:04:05Z`) is at or after `since`."""
+    try:
+        created = datetime.fromisoformat(str(obj.get("created_at")))
+    except ValueError:
+        return False
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=since.tzinfo)
+    return created >= since
 
 
 def json_patch(current: dict[str, Any], changes: dict[str, Any]) -> list[dict[str, Any]]:

@@ -144,7 +144,7 @@ async def create_cluster_route(
     if view is None:  # the accepting update writes the row first; this is a broken invariant
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")
     response.headers["Location"] = action_location(http_request, accepted.action_id)
-    return ClusterEnvelope(cluster=view, action=accepted.action_id)
+    return ClusterEnvelope(cluster=view)
 
 
 @router.patch(
@@ -167,7 +167,7 @@ async def update_cluster_route(
     if view is None:  # deleted in between: the update was refused before this
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")
     response.headers["Location"] = action_location(http_request, accepted.action_id)
-    return ClusterEnvelope(cluster=view, action=accepted.action_id)
+    return ClusterEnvelope(cluster=view)
 
 
 @router.get("/clusters", response_model=ClusterList)

@@ -11,9 +11,16 @@ from sqlmodel import Session
 from api.auth import CallerDep, WriterDep
 from api.deps import DbDep, SettingsDep
 from api.schemas.common import ERROR_RESPONSES
-from api.schemas.policies import PolicyCreate, PolicyEnvelope, PolicyList, PolicyPublic
+from api.schemas.policies import (
+    PolicyCreate,
+    PolicyEnvelope,
+    PolicyList,
+    PolicyPublic,
+    PolicyUpdate,
+    PolicyValidate,
+)
 from domain.cluster.policies.specs import ParsedPolicy, parse_policy_spec
-from domain.errors import Conflict, NotFound
+from domain.errors import Conflict, InvalidRequest, NotFound
 from store.clusters import cluster_names_using_policy
 from store.columns import now_utc
 from store.policies import PolicyRecord, get_policy, list_policies
@@ -63,6 +70,52 @@ async def create_policy(
         url_allowlist=settings.hook_url_allowlist,
     )
     record = await db.run(_insert, caller.project_id, body.policy.name, parsed)
+    return PolicyEnvelope(policy=PolicyPublic.of(record))
+
+
+@router.post("/validate", response_model=PolicyEnvelope)
+async def validate_policy(
+    caller: CallerDep, settings: SettingsDep, body: PolicyValidate
+) -> PolicyEnvelope:
+    """Check a spec as a create would, store nothing (Senlin API 1.2)."""
+    parsed = parse_policy_spec(
+        body.policy.spec,
+        min_interval=settings.health_check_interval_min,
+        url_allowlist=settings.hook_url_allowlist,
+    )
+    now = now_utc()
+    policy = PolicyPublic(
+        id=None,
+        name="validated_policy",
+        type=f"{parsed.type.value}-{parsed.version}",
+        version=parsed.version,
+        spec=parsed.public_spec(),
+        has_secret=getattr(parsed.properties, "secret", None) is not None,
+        project_id=caller.project_id,
+        created_at=now,
+        updated_at=now,
+    )
+    return PolicyEnvelope(policy=policy)
+
+
+def _rename(session: Session, project_id: str, policy_id: str, name: str | None) -> PolicyRecord:
+    if name is None:
+        raise InvalidRequest("No property needs an update.")
+    record = get_policy(session, project_id, policy_id)
+    if record is None:
+        raise NotFound(f"The policy '{policy_id}' could not be found.")
+    record.name = name
+    record.updated_at = now_utc()
+    session.add(record)
+    return record
+
+
+@router.patch("/{policy_id}", response_model=PolicyEnvelope)
+async def update_policy(
+    caller: WriterDep, db: DbDep, policy_id: PolicyId, body: PolicyUpdate
+) -> PolicyEnvelope:
+    """Rename a policy (Senlin's policy update)."""
+    record = await db.run(_rename, caller.project_id, policy_id, body.policy.name)
     return PolicyEnvelope(policy=PolicyPublic.of(record))
 
 

@@ -11,9 +11,16 @@ from sqlmodel import Session
 from api.auth import CallerDep, WriterDep
 from api.deps import DbDep
 from api.schemas.common import ERROR_RESPONSES
-from api.schemas.profiles import ProfileCreate, ProfileEnvelope, ProfileList, ProfilePublic
+from api.schemas.profiles import (
+    ProfileCreate,
+    ProfileEnvelope,
+    ProfileList,
+    ProfilePublic,
+    ProfileUpdate,
+    ProfileValidate,
+)
 from domain.cluster.profiles import ProfileSpec, parse_profile_spec
-from domain.errors import Conflict, NotFound
+from domain.errors import Conflict, InvalidRequest, NotFound
 from store.clusters import count_clusters_using_profile
 from store.columns import now_utc
 from store.profiles import ProfileRecord, get_profile, list_profiles
@@ -55,6 +62,53 @@ async def create_profile(caller: WriterDep, db: DbDep, body: ProfileCreate) -> P
     """Create a profile (`os.nova.server` 1.0 or 1.1); an invalid spec is a 400."""
     spec = parse_profile_spec(body.profile.spec, prefix="profile.spec")
     record = await db.run(_insert, caller.project_id, body, spec)
+    return ProfileEnvelope(profile=ProfilePublic.of(record))
+
+
+@router.post("/validate", response_model=ProfileEnvelope)
+async def validate_profile(caller: CallerDep, body: ProfileValidate) -> ProfileEnvelope:
+    """Check a spec as a create would, store nothing (Senlin API 1.2); the profile it
+    would make, without an id."""
+    spec = parse_profile_spec(body.profile.spec, prefix="profile.spec")
+    now = now_utc()
+    profile = ProfilePublic(
+        id=None,
+        name="validated_profile",
+        type=f"{spec.type}-{spec.version}",
+        version=spec.version,
+        spec=body.profile.spec,
+        metadata={},
+        project_id=caller.project_id,
+        created_at=now,
+        updated_at=now,
+    )
+    return ProfileEnvelope(profile=profile)
+
+
+def _update(
+    session: Session, project_id: str, profile_id: str, body: ProfileUpdate
+) -> ProfileRecord:
+    changes = body.profile.model_dump(exclude_none=True)
+    if not changes:
+        raise InvalidRequest("No property needs an update.")
+    record = get_profile(session, project_id, profile_id)
+    if record is None:
+        raise NotFound(f"The profile '{profile_id}' could not be found.")
+    if "name" in changes:
+        record.name = changes["name"]
+    if "metadata" in changes:
+        record.metadata_ = changes["metadata"]
+    record.updated_at = now_utc()
+    session.add(record)
+    return record
+
+
+@router.patch("/{profile_id}", response_model=ProfileEnvelope)
+async def update_profile(
+    caller: WriterDep, db: DbDep, profile_id: ProfileId, body: ProfileUpdate
+) -> ProfileEnvelope:
+    """Rename a profile or replace its metadata (Senlin's profile update)."""
+    record = await db.run(_update, caller.project_id, profile_id, body)
     return ProfileEnvelope(profile=ProfilePublic.of(record))
 
 

@@ -7,7 +7,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
 
-from api.schemas.common import StrictModel
+from api.schemas.common import Metadata, StrictModel
 from domain.cluster.nodes import MARKED_UNHEALTHY
 from domain.cluster.scaling import AdjustmentType
 from domain.cluster.state import MAX_CAPACITY
@@ -23,7 +23,8 @@ class ClusterBody(StrictModel):
     desired_capacity: int = Field(0, ge=0, le=MAX_CAPACITY)
     min_size: int = Field(0, ge=0, le=MAX_CAPACITY)
     max_size: int = Field(-1, ge=-1, le=MAX_CAPACITY)
-    metadata: dict[str, str] = Field(default_factory=dict, max_length=64)
+    #: Any JSON map, as Senlin's `JsonField` takes; null (senlinclient's default) is {}.
+    metadata: Metadata = Field(default_factory=dict)
     #: Senlin's per-cluster action timeout and config: the openstack CLI always sends
     #: both (null and {} unless asked); Warden has neither, so a value is refused.
     timeout: int | None = Field(None, ge=0, le=86_400)
@@ -264,10 +265,10 @@ class ClusterPublic(BaseModel):
 
 
 class ClusterEnvelope(BaseModel):
-    """`{"cluster": {...}}` (with the creating action on 202)."""
+    """`{"cluster": {...}}`, the one key Senlin answers (tempest's client unwraps a body of
+    one key); a 202's action is in its `Location` header, as Senlin's is."""
 
     cluster: ClusterPublic
-    action: str | None = None
 
 
 class ClusterList(BaseModel):

@@ -24,11 +24,37 @@ class PolicyCreate(StrictModel):
     policy: PolicyBody
 
 
+class PolicyValidateBody(StrictModel):
+    """The inside of `POST /v1/policies/validate` (Senlin 1.2): a spec, nothing stored."""
+
+    spec: dict[str, Any]
+
+
+class PolicyValidate(StrictModel):
+    """`POST /v1/policies/validate`."""
+
+    policy: PolicyValidateBody
+
+
+class PolicyUpdateBody(StrictModel):
+    """The inside of `PATCH /v1/policies/{id}`: Senlin renames a policy, nothing else."""
+
+    name: str | None = Field(None, min_length=1, max_length=255)
+
+
+class PolicyUpdate(StrictModel):
+    """`PATCH /v1/policies/{policy_id}`."""
+
+    policy: PolicyUpdateBody
+
+
 class PolicyPublic(BaseModel):
     """A policy as the API shows it: never its secret, only whether one is set."""
 
-    id: str
+    #: Senlin's id; None for a policy only validated.
+    id: str | None
     name: str
+    #: Senlin's `<type>-<version>`, e.g. `senlin.policy.deletion-1.1`.
     type: str
     version: str
     spec: dict[str, Any]
@@ -54,7 +80,7 @@ class PolicyPublic(BaseModel):
         return cls(
             id=record.id,
             name=record.name,
-            type=record.type,
+            type=f"{record.type}-{record.version}",
             version=record.version,
             spec=record.spec,
             has_secret=bool(record.secret),

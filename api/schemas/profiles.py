@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, WithJsonSchema, computed_field
 
-from api.schemas.common import StrictModel
+from api.schemas.common import Metadata, StrictModel
 from domain.cluster.profiles import ProfileSpec
 from store.profiles import ProfileRecord
 
@@ -66,7 +66,7 @@ class ProfileBody(StrictModel):
 
     name: str = Field(min_length=1, max_length=255)
     spec: SpecDocument
-    metadata: dict[str, str] = Field(default_factory=dict, max_length=64)
+    metadata: Metadata = Field(default_factory=dict)
 
 
 class ProfileCreate(StrictModel):
@@ -75,11 +75,39 @@ class ProfileCreate(StrictModel):
     profile: ProfileBody
 
 
+class ProfileValidateBody(StrictModel):
+    """The inside of `POST /v1/profiles/validate` (Senlin 1.2): a spec, nothing stored."""
+
+    spec: SpecDocument
+
+
+class ProfileValidate(StrictModel):
+    """`POST /v1/profiles/validate`."""
+
+    profile: ProfileValidateBody
+
+
+class ProfileUpdateBody(StrictModel):
+    """The inside of `PATCH /v1/profiles/{id}`: Senlin changes a name and metadata, never
+    a spec (a profile's spec is what its nodes were made from)."""
+
+    name: str | None = Field(None, min_length=1, max_length=255)
+    metadata: Metadata | None = None
+
+
+class ProfileUpdate(StrictModel):
+    """`PATCH /v1/profiles/{profile_id}`."""
+
+    profile: ProfileUpdateBody
+
+
 class ProfilePublic(BaseModel):
     """A profile as the API shows it."""
 
-    id: str
+    #: Senlin's id; None for a profile only validated.
+    id: str | None
     name: str
+    #: Senlin's `<type>-<version>`, e.g. `os.nova.server-1.0`.
     type: str
     version: str
     spec: dict[str, Any]
@@ -103,7 +131,7 @@ class ProfilePublic(BaseModel):
         return cls(
             id=record.id,
             name=record.name,
-            type=record.type,
+            type=f"{record.type}-{record.version}",
             version=record.version,
             spec=record.spec,
             metadata=record.metadata_,

@@ -123,7 +123,9 @@ async def read_create(
             )
     fields = _fields(model)
     refused = "Attribute '{}' not allowed in POST"
-    _check_keys(item, known=fields | read_only, allowed=fields, refused=refused)
+    # Every tagged resource shows `tags`; before `tag-creation` covers it, a POST
+    # may not set them (Neutron 29: only ports may).
+    _check_keys(item, known=fields | read_only | {"tags"}, allowed=fields, refused=refused)
     return _validate(model, item)
 
 

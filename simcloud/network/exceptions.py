@@ -222,5 +222,16 @@ def http_bad_request(message: str) -> SimError:
 
 
 def policy_denied(rule: str) -> SimError:
-    """The 403 of an admin-only action or attribute (simcloud's users are members)."""
+    """The 403 of an admin-only attribute (simcloud's users are members)."""
     return fault("PolicyNotAuthorized", rule=f"rule:{rule}")
+
+
+def action_denied(action: str) -> SimError:
+    """The 403 of an action a member may not take on this object: Neutron checks the
+    action's one rule, which oslo.policy prints bare ("rule:delete_port is …")."""
+    return SimError(
+        403,
+        f"rule:{action} is disallowed by policy",
+        style="neutron",
+        error_type="PolicyNotAuthorized",
+    )

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from simcloud.errors import SimError
 from simcloud.identity import AuthToken
-from simcloud.network.bodies import Description, IpAddress, Tags, Uuid, read_create, read_update
+from simcloud.network.bodies import Description, IpAddress, Uuid, read_create, read_update
 from simcloud.network.exceptions import bad_request, fault, policy_denied
 from simcloud.network.listing import list_response
 from simcloud.network.ports import PortSpec, create_port, delete_port
@@ -49,7 +49,6 @@ class FloatingIpCreate(FloatingIpUpdate):
     floating_ip_address: IpAddress | None = None
     subnet_id: Uuid | None = None
     description: Description = ""
-    tags: Tags = []
 
 
 def show(state: SimState, fip: Record) -> Record:
@@ -162,7 +161,6 @@ def create_floating_ip(state: SimState, project_id: str, body: FloatingIpCreate)
         fixed_ip_address=None,
         status="DOWN",
         description=body.description,
-        tags=list(body.tags),
     )
     requested = [{"subnet_id": body.subnet_id}] if body.subnet_id is not None else None
     spec = PortSpec(

@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from simcloud.identity import AuthToken
-from simcloud.network.bodies import Description, Name, Tags, read_create, read_update
+from simcloud.network.bodies import Description, Name, read_create, read_update
 from simcloud.network.exceptions import fault, invalid_input, policy_denied
 from simcloud.network.listing import list_response
 from simcloud.network.ports import AUTO_DELETE_OWNERS, delete_port
@@ -64,7 +64,6 @@ class NetworkCreate(NetworkUpdate):
     shared: bool = False
     external: bool = Field(False, alias="router:external")
     availability_zone_hints: list[Annotated[str, Field(max_length=255)]] = []
-    tags: Tags = []
 
 
 def _check_policy(action: str, body: NetworkUpdate, network: Record | None = None) -> None:
@@ -97,7 +96,6 @@ def create_network(state: SimState, project_id: str, body: NetworkCreate) -> Rec
         availability_zone_hints=list(body.availability_zone_hints),
         availability_zones=list(AVAILABILITY_ZONES),
         subnets=[],
-        tags=list(body.tags),
         **{"router:external": False},
     )
     state.network.add("networks", network)

@@ -21,7 +21,7 @@ from simcloud.network.bodies import (
     read_create,
     read_update,
 )
-from simcloud.network.exceptions import fault, policy_denied
+from simcloud.network.exceptions import action_denied, fault, policy_denied
 from simcloud.network.fixed_ips import replace_ips
 from simcloud.network.listing import list_response
 from simcloud.network.ports import PortSpec, check_deletable, create_port, delete_port, set_device
@@ -29,6 +29,9 @@ from simcloud.network.records import ensure_quota, find, owned
 from simcloud.network.security_groups import resolve_groups
 from simcloud.network.state import Record
 from simcloud.state import SimState, state_of
+
+#: Owners whose ports only an admin or a service may delete while they are bound.
+DEVICE_OWNERS_KEPT = ("compute:", "baremetal:", "manila:")
 
 router = APIRouter(prefix="/v2.0/ports")
 
@@ -209,9 +212,13 @@ async def put_port(request: Request, port_id: str, token: AuthToken) -> Response
 
 @router.delete("/{port_id}", status_code=204)
 async def delete_port_route(request: Request, port_id: str, token: AuthToken) -> Response:
-    """Neutron port delete; a router's or floating IP's port answers 409."""
+    """Neutron port delete; a router's or floating IP's port answers 409, and a port a
+    server (or a bare-metal node, a Manila share) still holds is not a member's to
+    delete (Neutron 29's `delete_port` rule: `not rule:compute_device`)."""
     state = state_of(request)
     port = owned(state, "ports", port_id, token.project_id, "delete")
     check_deletable(state, port)
+    if str(port["device_owner"]).startswith(DEVICE_OWNERS_KEPT):
+        raise action_denied("delete_port")
     delete_port(state, port)
     return Response(status_code=204)

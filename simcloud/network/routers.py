@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
 
 from simcloud.identity import AuthToken
-from simcloud.network.bodies import Description, Name, Tags, Uuid, read_create, read_update
+from simcloud.network.bodies import Description, Name, Uuid, read_create, read_update
 from simcloud.network.exceptions import bad_request, fault, http_bad_request, policy_denied
 from simcloud.network.listing import list_response
 from simcloud.network.ports import PortSpec, create_port, delete_port
@@ -56,7 +56,6 @@ class RouterCreate(RouterUpdate):
     description: Description = ""
     admin_state_up: bool = True
     availability_zone_hints: list[str] = []
-    tags: Tags = []
 
 
 def ports_of(state: SimState, router_id: str, owner: str) -> list[Record]:
@@ -131,7 +130,6 @@ def create_router(state: SimState, project_id: str, body: RouterCreate) -> Recor
         external_gateway_info=None,
         availability_zone_hints=list(body.availability_zone_hints),
         availability_zones=["nova"],
-        tags=list(body.tags),
     )
     set_gateway(state, record, body.external_gateway_info, "create")
     state.network.add("routers", record)

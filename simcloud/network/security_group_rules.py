@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from simcloud.identity import AuthToken
-from simcloud.network.bodies import Description, Tags, read_create, read_update
+from simcloud.network.bodies import Description, read_create, read_update
 from simcloud.network.exceptions import fault
 from simcloud.network.listing import list_response
 from simcloud.network.records import ensure_quota, find, new_record, owned, touch
@@ -52,7 +52,6 @@ class RuleCreate(BaseModel):
     remote_ip_prefix: StrictStr | None = None
     remote_group_id: StrictStr | None = None
     description: Description = ""
-    tags: Tags = []
 
 
 class RuleUpdate(BaseModel):
@@ -106,7 +105,7 @@ def create_rule(state: SimState, project_id: str, body: RuleCreate) -> Record:
     for existing in rules_of(state, group["id"]):
         if _key(existing) == key:
             raise fault("SecurityGroupRuleExists", rule_id=existing["id"])
-    rule |= {"description": body.description, "tags": list(body.tags)}
+    rule |= {"description": body.description}
     return add_rule(state, group, rule)
 
 

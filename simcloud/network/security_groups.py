@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from simcloud.identity import AuthToken
-from simcloud.network.bodies import Description, Name, Tags, read_create, read_update
+from simcloud.network.bodies import Description, Name, read_create, read_update
 from simcloud.network.exceptions import fault
 from simcloud.network.listing import list_response
 from simcloud.network.records import ensure_quota, find, new_record, owned, touch
@@ -48,7 +48,6 @@ class SecurityGroupCreate(BaseModel):
     name: GroupName = ""
     description: Description = ""
     stateful: bool = True
-    tags: Tags = []
 
 
 class SecurityGroupUpdate(BaseModel):

@@ -21,7 +21,6 @@ from simcloud.network.bodies import (
     Description,
     IpAddress,
     Name,
-    Tags,
     Uuid,
     read_create,
     read_update,
@@ -108,7 +107,6 @@ class SubnetCreate(SubnetUpdate):
     enable_dhcp: bool = True
     ipv6_address_mode: Ipv6Mode | None = None
     ipv6_ra_mode: Ipv6Mode | None = None
-    tags: Tags = []
 
 
 def create_subnet(state: SimState, project_id: str, body: SubnetCreate) -> Record:
@@ -145,7 +143,6 @@ def create_subnet(state: SimState, project_id: str, body: SubnetCreate) -> Recor
         ipv6_address_mode=body.ipv6_address_mode,
         ipv6_ra_mode=body.ipv6_ra_mode,
         subnetpool_id=None,
-        tags=list(body.tags),
         **{"router:external": network["router:external"]},
     )
     _check_limits(subnet)

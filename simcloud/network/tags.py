@@ -2,8 +2,9 @@
 
 Status codes are those of `neutron.extensions.tagging` (a tag added with PUT answers
 201, a tag confirmed with GET 204). Each change counts as a revision of the tagged
-record. Tags may also be given in any create body (`tag-creation`), which is how a
-client makes its creates idempotent: list with `?tags=` before it POSTs.
+record. A port's create body may carry tags too (`tag-creation`, Neutron 29); every
+other create refuses them ("Attribute 'tags' not allowed in POST"), so a client tags
+those after the create, as Heat's `set_tags` does.
 """
 
 from __future__ import annotations

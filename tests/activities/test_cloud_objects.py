@@ -3,6 +3,9 @@ lookups by name or id, creates that survive a lost answer, keypairs made once.""
 
 from __future__ import annotations
 
+import dataclasses
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from cryptography.hazmat.primitives import serialization
 from temporalio.exceptions import ApplicationError
@@ -74,6 +77,71 @@ async def test_a_create_whose_answer_was_lost_is_adopted_by_its_retry(
         retried.body["network_id"]
         == (await cloud.collections.find(collection("network"), "private"))["id"]
     )
+
+
+async def test_a_network_is_created_then_tagged_as_neutron_refuses_tags_in_its_post(
+    cloud: CloudSession,
+) -> None:
+    objects = cloud.collections
+    first = await objects.create_once(collection("network"), {"name": "n1"}, "net-1")
+    second = await objects.create_once(collection("network"), {"name": "n2"}, "net-2")
+    again = await objects.create_once(collection("network"), {"name": "n1"}, "net-1")
+
+    assert first["tags"] == [marker_tag("net-1")]
+    assert second["tags"] == [marker_tag("net-2")]
+    assert again["id"] == first["id"]
+    listed = await objects.list(collection("network"), {"tags": marker_tag("net-1")})
+    assert [n["id"] for n in listed] == [first["id"]]
+
+
+async def test_a_retry_adopts_the_network_its_first_attempt_made_but_never_tagged(
+    cloud: CloudSession, sim: SimControl
+) -> None:
+    objects = cloud.collections
+    activities = CloudObjectActivities(objects)
+    await objects.create_once(collection("network"), {"name": "warm"}, "warm")  # tags go after
+    create = CloudCreate(kind="network", body={"name": "lost-answer"}, request_id="net-9")
+    first = ActivityEnvironment()
+    first.info = dataclasses.replace(first.info, scheduled_time=datetime.now(UTC))
+    await sim.api_faults(1.0, 500, lost_response_rate=1.0, match="^POST /networking", max_errors=1)
+    with pytest.raises(ApplicationError):
+        await first.run(activities.create_cloud_object, create)
+    retry = ActivityEnvironment()
+    retry.info = dataclasses.replace(first.info, attempt=2)
+    adopted = await retry.run(activities.create_cloud_object, create)
+
+    named = await objects.list(collection("network"), {"name": "lost-answer"})
+    assert [n["id"] for n in named] == [adopted.id]
+    assert adopted.body["tags"] == [marker_tag("net-9")]
+
+
+async def test_a_users_untagged_network_of_that_name_is_not_adopted(cloud: CloudSession) -> None:
+    objects = cloud.collections
+    before = datetime.now(UTC) - timedelta(minutes=5)
+    users = await objects.create(collection("network"), {"name": "shared-name"})
+    await objects.create(collection("network"), {"name": "shared-name"})  # a second one
+
+    made = await objects.create_once(
+        collection("network"), {"name": "shared-name"}, "net-3", retry_since=before
+    )
+
+    assert made["id"] != users["id"]
+    assert made["tags"] == [marker_tag("net-3")]
+    assert (await objects.show(collection("network"), users["id"]))["tags"] == []
+
+
+async def test_a_tag_update_keeps_warden_s_request_marker(cloud: CloudSession) -> None:
+    objects = cloud.collections
+    made = await objects.create_once(collection("network"), {"name": "t", "tags": ["a"]}, "net-4")
+
+    updated = await objects.update(collection("network"), made["id"], {"tags": ["b", "c"]})
+    renamed = await objects.update(collection("network"), made["id"], {"name": "t2", "tags": []})
+
+    assert made["tags"] == ["a", marker_tag("net-4")]
+    assert updated["tags"] == ["b", "c", marker_tag("net-4")]
+    assert (renamed["name"], renamed["tags"]) == ("t2", [marker_tag("net-4")])
+    shown = await objects.show(collection("network"), made["id"])
+    assert (shown["name"], shown["tags"]) == ("t2", [marker_tag("net-4")])
 
 
 async def test_actions_waits_and_deletes_are_idempotent(cloud: CloudSession) -> None:

@@ -11,7 +11,7 @@ from tests.api.test_platform_api import assert_error
 @pytest.mark.parametrize(
     ("method", "path", "allowed"),
     [
-        ("OPTIONS", "/v1/profiles/small", {"GET", "DELETE"}),
+        ("OPTIONS", "/v1/profiles/small", {"GET", "PATCH", "DELETE"}),
         ("PUT", "/v1/profiles", {"GET", "POST"}),
         ("POST", "/v1/nodes/n1", {"GET", "PATCH", "DELETE"}),
         ("POST", "/v1/demo/stacks/web/s1", {"GET", "PUT", "PATCH", "DELETE"}),

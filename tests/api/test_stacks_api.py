@@ -24,9 +24,12 @@ def assert_error(response: httpx.Response, code: int, *needles: str) -> None:
     """The error body (docs/api-contract.md §Errors) with `code`, its message naming each needle."""
     assert response.status_code == code, response.text
     body = response.json()
-    assert set(body) == {"error"}, body
-    assert set(body["error"]) == {"code", "title", "message"}, body
-    assert body["error"]["code"] == code
+    assert set(body) == {"code", "title", "explanation", "error"}, body
+    assert set(body["error"]) == {"code", "title", "message", "type", "traceback"}, body
+    assert body["code"] == body["error"]["code"] == code
+    assert body["title"] == body["error"]["title"]
+    assert body["error"]["traceback"] is None
+    assert body["error"]["type"]
     assert isinstance(body["error"]["title"], str)
     assert body["error"]["title"]
     for needle in needles:

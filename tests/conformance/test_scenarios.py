@@ -6,7 +6,6 @@ deleting what it made, and checks at the compute API that no server it made is l
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ import pytest
 
 from activities.errors import INTERNAL_ERROR_ATTEMPTS
 from domain.servers import CLUSTER_KEY
-from tests.conformance.conftest import CLOUD_TIMEOUT_S, LAB, ConformanceWarden
+from tests.conformance.conftest import CLOUD_TIMEOUT_S, ConformanceWarden
 from tests.support.eventually import eventually
 from tests.support.fault_proxy import FaultProxy
 
@@ -465,12 +464,6 @@ def _server_on(subnet: str) -> dict[str, Any]:
     }
 
 
-@pytest.mark.xfail(
-    condition=bool(os.environ.get(LAB)),
-    strict=True,
-    reason="the lab's Neutron 29 refuses the tags Warden creates networks with "
-    "(400 \"Attribute 'tags' not allowed in POST\"): not fixed yet",
-)
 async def test_a_servers_new_subnet_is_attached_in_place(
     conformance: ConformanceWarden,
 ) -> None:

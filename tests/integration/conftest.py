@@ -26,6 +26,7 @@ from tests.conftest import DATABASES
 from tests.support.postgres import PostgresServer
 from tests.support.processes import PYTHON, Proc, free_port, wait_http
 from tests.support.replicas import Replicas, replica_env, running_replicas
+from tests.support.tempest import own_warden  # noqa: F401 - the tempest suites' fixture
 from tests.support.temporal import SERVER_STARTUP, binary
 from workflows.search_attributes import (
     WARDEN_KIND,

@@ -102,6 +102,24 @@ async def test_release_deletes_novas_ports_and_unbinds_the_users(
     assert addresses_of_device(state, SERVER) == {}
 
 
+async def test_a_servers_port_is_not_a_members_to_delete_until_it_is_unbound(
+    sim: tuple[httpx.AsyncClient, SimState],
+) -> None:
+    client, state = sim
+    network, _ = await network_with_subnet(client)
+    port = await create(client, "ports", "port", network_id=network["id"])
+    bound = create_port_for_server(state, SERVER, port_id=port["id"])
+
+    refused = await client.delete(f"{V2}/ports/{port['id']}")
+    release_device_ports(state, SERVER)
+    deleted = await client.delete(f"{V2}/ports/{port['id']}")
+
+    assert bound["device_owner"] == "compute:nova"
+    assert refused.status_code == 403
+    assert refused.json()["NeutronError"]["message"] == ("rule:delete_port is disallowed by policy")
+    assert deleted.status_code == 204
+
+
 async def test_a_bound_port_cannot_serve_a_second_server(
     sim: tuple[httpx.AsyncClient, SimState],
 ) -> None:

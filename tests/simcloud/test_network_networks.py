@@ -241,8 +241,10 @@ async def test_deleting_a_network_deletes_its_subnets(client: httpx.AsyncClient)
 
 
 async def test_networks_filter_by_attributes_and_tags(client: httpx.AsyncClient) -> None:
-    red = await create(client, "networks", "network", name="red", tags=["warden", "red"])
-    blue = await create(client, "networks", "network", name="blue", tags=["warden", "blue"])
+    red = await create(client, "networks", "network", name="red")
+    blue = await create(client, "networks", "network", name="blue")
+    for record, tags in ((red, ["warden", "red"]), (blue, ["warden", "blue"])):
+        await client.put(f"{V2}/networks/{record['id']}/tags", json={"tags": tags})
     await create(client, "networks", "network", name="plain")
 
     def names(records: list[dict[str, Any]]) -> set[str]:

@@ -1,4 +1,4 @@
-"""simcloud's Neutron: extensions, tags (at create and as a sub-resource), quotas."""
+"""simcloud's Neutron: extensions, tags (a port's at create, any as a sub-resource), quotas."""
 
 from __future__ import annotations
 
@@ -100,20 +100,19 @@ async def test_invalid_tags_body_answers_400(client: httpx.AsyncClient) -> None:
     assert error(response, 400, "InvalidInput") == "Invalid input for operation: Invalid tags body."
 
 
-async def test_every_collection_takes_tags_at_create_and_filters_on_them(
+async def test_only_a_port_takes_tags_at_create_the_rest_are_tagged_after(
     client: httpx.AsyncClient,
 ) -> None:
-    network, subnet = await network_with_subnet(client, tags=["idem-1"])
+    network, subnet = await network_with_subnet(client)
     public = await public_network(client)
-    group = await create(client, "security-groups", "security_group", name="g", tags=["idem-1"])
+    group = await create(client, "security-groups", "security_group", name="g")
     made: dict[str, dict[str, Any]] = {
+        "networks": network,
         "subnets": subnet,
         "security-groups": group,
-        "networks": await create(client, "networks", "network", name="n2", tags=["idem-1"]),
-        "ports": await create(client, "ports", "port", network_id=network["id"], tags=["idem-1"]),
-        "routers": await create(client, "routers", "router", tags=["idem-1"]),
+        "routers": await create(client, "routers", "router"),
         "floatingips": await create(
-            client, "floatingips", "floatingip", floating_network_id=public["id"], tags=["idem-1"]
+            client, "floatingips", "floatingip", floating_network_id=public["id"]
         ),
         "security-group-rules": await create(
             client,
@@ -121,20 +120,43 @@ async def test_every_collection_takes_tags_at_create_and_filters_on_them(
             "security_group_rule",
             security_group_id=group["id"],
             direction="ingress",
-            tags=["idem-1"],
         ),
     }
+    refused = {
+        collection: await client.post(
+            f"{V2}/{collection}", json={collection_member(collection): {"tags": ["idem-1"]}}
+        )
+        for collection in made
+    }
+    port = await create(client, "ports", "port", network_id=network["id"], tags=["idem-1"])
 
+    for collection, response in refused.items():
+        message = error(response, 400, "HTTPBadRequest")
+        assert message == "Attribute 'tags' not allowed in POST", collection
+    for collection, record in made.items():
+        tagged = await client.put(
+            f"{V2}/{collection}/{record['id']}/tags", json={"tags": ["idem-1"]}
+        )
+        assert tagged.status_code == 200, collection
+    made["ports"] = port
     for collection, record in made.items():
         found = await listed(client, collection, tags="idem-1")
         assert [r["id"] for r in found] == [record["id"]], collection
-        assert record["tags"] == ["idem-1"]
         tag_url = f"{V2}/{collection}/{record['id']}/tags/idem-1"
         assert (await client.get(tag_url)).status_code == 204, collection
+    assert port["tags"] == ["idem-1"]
+
+
+def collection_member(collection: str) -> str:
+    """A collection's member key: `security-groups` → `security_group`."""
+    return {"floatingips": "floatingip"}.get(collection, collection.rstrip("s").replace("-", "_"))
 
 
 async def test_bad_tags_at_create_answer_400(client: httpx.AsyncClient) -> None:
-    response = await client.post(f"{V2}/networks", json={"network": {"tags": ["a", "a"]}})
+    network = await create(client, "networks", "network")
+    body = {"port": {"network_id": network["id"], "tags": ["a", "a"]}}
+
+    response = await client.post(f"{V2}/ports", json=body)
 
     message = error(response, 400, "HTTPBadRequest")
     assert message == "Invalid input for tags. Reason: Duplicate items in the list: 'a'."
