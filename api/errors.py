@@ -167,12 +167,20 @@ def allowed_methods(request: Request) -> str:
     The router answers 405 from the first route whose path matches, naming only that
     route's methods; RFC 9110 wants all of the resource's.
     """
+    routes = [
+        route
+        for route in request.app.router.routes
+        if any(route.matches({**request.scope, "method": m})[0] is Match.FULL for m in METHODS)
+    ]
+    # A literal path (`/v1/profiles/validate`) is its own resource, not an instance of
+    # the template beside it (`/v1/profiles/{profile_id}`).
+    literal = [r for r in routes if "{" not in getattr(r, "path", "{")]
     return ", ".join(
         method
         for method in METHODS
         if any(
             route.matches({**request.scope, "method": method})[0] is Match.FULL
-            for route in request.app.router.routes
+            for route in literal or routes
         )
     )
 

@@ -10,6 +10,7 @@ from api.auth import CallerDep
 from api.deps import DbDep, TemporalDep
 from api.schemas.actions import ActionEnvelope, ActionList, ActionPublic, EventList, EventPublic
 from api.schemas.common import ERROR_RESPONSES
+from api.senlin_lists import ActionsQuery, EventsQuery, ListQuery, attribute_of, filter_and_page
 from domain.actions import ActionName, ActionStatus
 from domain.errors import NotFound
 from store.actions import get_action, list_actions
@@ -25,6 +26,7 @@ LimitQuery = Annotated[int, Query(ge=1, le=1000)]
 
 @router.get("/actions", response_model=ActionList)
 async def list_actions_route(
+    query: ActionsQuery,
     caller: CallerDep,
     db: DbDep,
     target: IdQuery = None,
@@ -34,7 +36,8 @@ async def list_actions_route(
     marker: IdQuery = None,
     cluster_id: IdQuery = None,
 ) -> ActionList:
-    """Actions of the caller's project, oldest first (`cluster_id`: Senlin 1.14's filter)."""
+    """Actions of the caller's project, oldest first (`cluster_id`: Senlin 1.14's filter);
+    `action` filters and `sort` orders the page."""
     records = await db.run(
         list_actions,
         caller.project_id,
@@ -45,7 +48,9 @@ async def list_actions_route(
         limit=limit,
         marker=marker,
     )
-    return ActionList(actions=[ActionPublic.of(r) for r in records])
+    views = [ActionPublic.of(r) for r in records]
+    rest = ListQuery(filters=_only(query, "action"), sort=query.sort)
+    return ActionList(actions=filter_and_page(views, rest, attribute_of))
 
 
 @router.get("/actions/{action_id}", response_model=ActionEnvelope)
@@ -74,6 +79,7 @@ async def get_action_route(
 
 @router.get("/events", response_model=EventList)
 async def list_events_route(
+    query: EventsQuery,
     caller: CallerDep,
     db: DbDep,
     obj_id: IdQuery = None,
@@ -101,4 +107,11 @@ async def list_events_route(
         limit=limit,
         marker=marker,
     )
-    return EventList(events=[EventPublic.of(r) for r in records])
+    views = [EventPublic.of(r) for r in records]
+    rest = ListQuery(filters=_only(query, "oname", "action"), sort=query.sort)
+    return EventList(events=filter_and_page(views, rest, attribute_of))
+
+
+def _only(query: ListQuery, *keys: str) -> dict[str, list[object]]:
+    """The query's filters on `keys`: those the store does not apply itself."""
+    return {k: v for k, v in query.filters.items() if k in keys}

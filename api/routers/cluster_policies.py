@@ -16,6 +16,7 @@ from api.schemas.cluster_policies import (
     ClusterPolicyPublic,
 )
 from api.schemas.common import ERROR_RESPONSES
+from api.senlin_lists import ClusterPoliciesQuery, ListQuery, filter_and_page
 from domain.errors import NotFound
 from store.policies import PolicyRecord, get_policy
 
@@ -25,12 +26,13 @@ NameQuery = Annotated[str | None, Query(max_length=255)]
 
 @router.get("/clusters/{cluster_id}/policies", response_model=ClusterPolicyList)
 async def list_cluster_policies_route(
+    query: ClusterPoliciesQuery,
     cluster: ClusterInPath,
     policy_name: NameQuery = None,
     policy_type: NameQuery = None,
     enabled: bool | None = None,
 ) -> ClusterPolicyList:
-    """The cluster's policy bindings, filtered as Senlin filters them."""
+    """The cluster's policy bindings, filtered and sorted as Senlin does."""
     record = await cluster.load()
     bindings = [
         b
@@ -39,7 +41,7 @@ async def list_cluster_policies_route(
         and policy_type in (None, b.policy_type)
         and enabled in (None, b.enabled)
     ]
-    return ClusterPolicyList(cluster_policies=bindings)
+    return ClusterPolicyList(cluster_policies=filter_and_page(bindings, ListQuery(sort=query.sort)))
 
 
 @router.get("/clusters/{cluster_id}/policies/{policy_id}", response_model=ClusterPolicyEnvelope)

@@ -41,6 +41,7 @@ from api.schemas.clusters import (
     PolicyDetachBody,
 )
 from api.schemas.common import ERROR_RESPONSES
+from api.senlin_lists import ClustersQuery, NodesQuery, attribute_of, filter_and_page
 from api.temporal import TemporalGateway
 from domain.cluster.policies.specs import PolicyType
 from domain.cluster.requests import (
@@ -50,7 +51,7 @@ from domain.cluster.requests import (
     OperationAccepted,
 )
 from domain.cluster.state import ClusterState
-from domain.errors import NotFound
+from domain.errors import InvalidRequest, NotFound
 from store.clusters import (
     ClusterRecord,
     NodeRecord,
@@ -171,9 +172,10 @@ async def update_cluster_route(
 
 
 @router.get("/clusters", response_model=ClusterList)
-async def list_clusters_route(caller: CallerDep, db: DbDep) -> ClusterList:
-    """Clusters of the caller's project."""
-    return ClusterList(clusters=await db.run(_cluster_views, caller.project_id))
+async def list_clusters_route(caller: CallerDep, db: DbDep, query: ClustersQuery) -> ClusterList:
+    """Clusters of the caller's project, filtered, sorted and paged as Senlin does."""
+    views = await db.run(_cluster_views, caller.project_id)
+    return ClusterList(clusters=filter_and_page(views, query, attribute_of))
 
 
 @router.get("/clusters/{cluster_id}", response_model=ClusterEnvelope)
@@ -263,15 +265,21 @@ async def run_cluster_action(
 
 @router.get("/nodes", response_model=NodeList)
 async def list_nodes_route(
+    query: NodesQuery,
     caller: CallerDep,
     db: DbDep,
     cluster_id: Annotated[str | None, Query(max_length=64)] = None,
 ) -> NodeList:
-    """Nodes of the caller's project, optionally of one cluster."""
-    if cluster_id:  # Senlin takes a name or short id too; an unknown one lists nothing
+    """Nodes of the caller's project, optionally of one cluster (by id, name or short
+    id; an unknown one is Senlin's 400)."""
+    if cluster_id:
         found: ClusterRecord | None = await db.run(get_cluster, caller.project_id, cluster_id)
-        cluster_id = found.id if found else cluster_id
-    return NodeList(nodes=await db.run(_node_views, caller.project_id, cluster_id))
+        if found is None:
+            raise InvalidRequest(f"Cannot find the given cluster: {cluster_id}.")
+        cluster_id = found.id
+    views = await db.run(_node_views, caller.project_id, cluster_id)
+    query.filters.pop("cluster_id", None)
+    return NodeList(nodes=filter_and_page(views, query, attribute_of))
 
 
 async def _find_node(db: DbDep, caller: CallerDep, node_id: str) -> NodeRecord:

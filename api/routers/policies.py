@@ -19,6 +19,7 @@ from api.schemas.policies import (
     PolicyUpdate,
     PolicyValidate,
 )
+from api.senlin_lists import PoliciesQuery, attribute_of, filter_and_page
 from domain.cluster.policies.specs import ParsedPolicy, parse_policy_spec
 from domain.errors import Conflict, InvalidRequest, NotFound
 from store.clusters import cluster_names_using_policy
@@ -120,10 +121,11 @@ async def update_policy(
 
 
 @router.get("", response_model=PolicyList)
-async def list_policies_route(caller: CallerDep, db: DbDep) -> PolicyList:
+async def list_policies_route(caller: CallerDep, db: DbDep, query: PoliciesQuery) -> PolicyList:
     """Policies of the caller's project."""
     records = await db.run(list_policies, caller.project_id)
-    return PolicyList(policies=[PolicyPublic.of(r) for r in records])
+    views = [PolicyPublic.of(r) for r in records]
+    return PolicyList(policies=filter_and_page(views, query, attribute_of))
 
 
 @router.get("/{policy_id}", response_model=PolicyEnvelope)

@@ -19,6 +19,7 @@ from api.schemas.profiles import (
     ProfileUpdate,
     ProfileValidate,
 )
+from api.senlin_lists import ProfilesQuery, attribute_of, filter_and_page
 from domain.cluster.profiles import ProfileSpec, parse_profile_spec
 from domain.errors import Conflict, InvalidRequest, NotFound
 from store.clusters import count_clusters_using_profile
@@ -113,10 +114,11 @@ async def update_profile(
 
 
 @router.get("", response_model=ProfileList)
-async def list_profiles_route(caller: CallerDep, db: DbDep) -> ProfileList:
+async def list_profiles_route(caller: CallerDep, db: DbDep, query: ProfilesQuery) -> ProfileList:
     """Profiles of the caller's project."""
     records = await db.run(list_profiles, caller.project_id)
-    return ProfileList(profiles=[ProfilePublic.of(r) for r in records])
+    views = [ProfilePublic.of(r) for r in records]
+    return ProfileList(profiles=filter_and_page(views, query, attribute_of))
 
 
 @router.get("/{profile_id}", response_model=ProfileEnvelope)

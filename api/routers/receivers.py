@@ -19,6 +19,7 @@ from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import ClusterActionRequest
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.receivers import ReceiverCreate, ReceiverEnvelope, ReceiverList, ReceiverPublic
+from api.senlin_lists import ReceiversQuery, attribute_of, filter_and_page
 from api.urls import api_base
 from domain.cluster.policies.specs import describe_validation_error
 from domain.cluster.receivers import check_receiver, triggered_action
@@ -69,11 +70,14 @@ async def create_receiver_route(
 
 
 @router.get("/receivers", response_model=ReceiverList)
-async def list_receivers_route(caller: CallerDep, db: DbDep, request: Request) -> ReceiverList:
-    """The project's receivers."""
+async def list_receivers_route(
+    caller: CallerDep, db: DbDep, request: Request, query: ReceiversQuery
+) -> ReceiverList:
+    """The project's receivers, filtered, sorted and paged as Senlin does."""
     records = await db.run(list_receivers, caller.project_id)
     base = api_base(request)
-    return ReceiverList(receivers=[ReceiverPublic.of(r, base) for r in records])
+    views = [ReceiverPublic.of(r, base) for r in records]
+    return ReceiverList(receivers=filter_and_page(views, query, attribute_of))
 
 
 @router.get("/receivers/{receiver_id}", response_model=ReceiverEnvelope)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 
 class StrictModel(BaseModel):
@@ -50,5 +50,10 @@ def _null_is_empty(value: object) -> object:
 #: A Senlin metadata map: any JSON values, as its `JsonField` takes; null (what
 #: senlinclient sends when none is given) is {}.
 Metadata = Annotated[
-    dict[str, Any], BeforeValidator(_null_is_empty), Field(max_length=METADATA_KEYS)
+    dict[str, Any],
+    BeforeValidator(_null_is_empty),
+    Field(max_length=METADATA_KEYS),
+    WithJsonSchema(
+        {"anyOf": [{"type": "object", "maxProperties": METADATA_KEYS}, {"type": "null"}]}
+    ),
 ]

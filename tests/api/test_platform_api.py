@@ -206,7 +206,7 @@ async def test_reads_of_unknown_objects_are_404(api: httpx.AsyncClient) -> None:
     assert_error(await api.get("/v1/nodes/nope"), 404, "'nope'")
     assert (await api.get("/v1/events")).json() == {"events": []}
     assert (await api.get("/v1/actions?status=RUNNING")).json() == {"actions": []}
-    assert_error(await api.get("/v1/actions?status=BOGUS"), 400, "status")
+    assert_error(await api.get("/v1/actions?status=BOGUS"), 400, "Field value ['BOGUS'] is invalid")
 
 
 async def test_health_is_health_json_without_versions(api: httpx.AsyncClient) -> None:
@@ -235,3 +235,29 @@ async def test_every_route_is_in_the_openapi_document(api: httpx.AsyncClient) ->
         "/health",
     ):
         assert path in paths
+
+
+async def test_lists_take_senlins_parameters_and_refuse_the_rest(api: httpx.AsyncClient) -> None:
+    for name in ("b", "a", "c"):
+        body = {"profile": {**PROFILE["profile"], "name": name}}
+        assert (await api.post("/v1/profiles", json=body)).status_code == 201
+    member = {"X-Auth-Token": "member-other"}
+
+    def names(response: httpx.Response) -> list[str]:
+        assert response.status_code == 200, response.text
+        return [p["name"] for p in response.json()["profiles"]]
+
+    assert names(await api.get("/v1/profiles?sort=name:desc")) == ["c", "b", "a"]
+    assert names(await api.get("/v1/profiles?sort=name&limit=2")) == ["a", "b"]
+    assert names(await api.get("/v1/profiles?name=a&name=c&sort=name")) == ["a", "c"]
+    assert_error(await api.get("/v1/clusters?bogus=1"), 400, "Invalid parameter 'bogus'")
+    assert_error(await api.get("/v1/profiles?bogus=1"), 400, "Invalid parameter bogus")
+    assert_error(await api.get("/v1/nodes?limit=x"), 400, "The value for limit must be an integer")
+    assert_error(
+        await api.get("/v1/receivers?global_project=True", headers=member),
+        403,
+        "You are not authorized to complete this operation.",
+    )
+    assert_error(
+        await api.get("/v1/nodes?cluster_id=fake"), 400, "Cannot find the given cluster: fake."
+    )

@@ -128,7 +128,7 @@ def _create_cluster(sdk: Proxy, name: str, size: int) -> tuple[Any, Any]:
 
 def _attach_and_scale_in(sdk: Proxy, cluster: Any, hook_url: str) -> dict[str, Any]:
     policy = sdk.create_policy(name=f"{cluster.name}-del", spec=_deletion_spec(hook_url))
-    assert policy.type == "senlin.policy.deletion" and policy.project_id == "demo"
+    assert policy.type == "senlin.policy.deletion-1.1" and policy.project_id == "demo"
     attached = sdk.attach_policy_to_cluster(cluster, policy.id)
     _wait_action(sdk, attached["action"])
     [binding] = list(sdk.cluster_policies(cluster.id))

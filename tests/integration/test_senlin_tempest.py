@@ -25,6 +25,18 @@ PASSING_API: Final = frozenset(
     {
         "actions.test_action_list.TestActionList.test_action_list",
         "actions.test_action_list.TestActionList.test_action_list_by_status",
+        "actions.test_action_list_negative.TestActionListNegativeBadRequest."
+        "test_action_list_global_project_false",
+        "actions.test_action_list_negative.TestActionListNegativeBadRequest."
+        "test_action_list_global_project_not_bool",
+        "actions.test_action_list_negative.TestActionListNegativeBadRequest."
+        "test_action_list_invalid_marker",
+        "actions.test_action_list_negative.TestActionListNegativeBadRequest."
+        "test_action_list_invalid_params",
+        "actions.test_action_list_negative.TestActionListNegativeBadRequest."
+        "test_action_list_invalid_sort",
+        "actions.test_action_list_negative.TestActionListNegativeBadRequest."
+        "test_action_list_limit_not_int",
         "actions.test_action_show.TestActionShow.test_action_show",
         "actions.test_action_show_negative.TestActionShowNegativeNotFound."
         "test_action_show_not_found",
@@ -35,6 +47,12 @@ PASSING_API: Final = frozenset(
         "build_info.test_build_info.TestBuildInfo.test_build_info_get",
         "cluster_policies.test_cluster_policy_list_negative.TestClusterPolicyListNegativeBadRequest."
         "test_cluster_policy_list_cluster_not_found",
+        "cluster_policies.test_cluster_policy_list_negative.TestClusterPolicyListNegativeBadRequest."
+        "test_cluster_policy_list_enabled_not_bool",
+        "cluster_policies.test_cluster_policy_list_negative.TestClusterPolicyListNegativeBadRequest."
+        "test_cluster_policy_list_invalid_params",
+        "cluster_policies.test_cluster_policy_list_negative.TestClusterPolicyListNegativeBadRequest."
+        "test_cluster_policy_list_invalid_sort",
         "cluster_policies.test_cluster_policy_show_negative.TestClusterPolicyShowNegativeClusterNotFound."
         "test_cluster_policy_show_cluster_not_found",
         "clusters.test_cluster_action_negative.TestClusterActionNegativeCommon."
@@ -55,6 +73,18 @@ PASSING_API: Final = frozenset(
         "clusters.test_cluster_delete_negative.TestClusterDeleteNegativeNotFound."
         "test_cluster_delete_not_found",
         "clusters.test_cluster_list.TestClusterList.test_cluster_list",
+        "clusters.test_cluster_list_negative.TestClusterListNegativeBadRequest."
+        "test_cluster_list_global_project_false",
+        "clusters.test_cluster_list_negative.TestClusterListNegativeBadRequest."
+        "test_cluster_list_global_project_not_bool",
+        "clusters.test_cluster_list_negative.TestClusterListNegativeBadRequest."
+        "test_cluster_list_invalid_marker",
+        "clusters.test_cluster_list_negative.TestClusterListNegativeBadRequest."
+        "test_cluster_list_invalid_params",
+        "clusters.test_cluster_list_negative.TestClusterListNegativeBadRequest."
+        "test_cluster_list_invalid_sort",
+        "clusters.test_cluster_list_negative.TestClusterListNegativeBadRequest."
+        "test_cluster_list_limit_not_int",
         "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativeInvalidParams."
         "test_cluster_policy_attach_missing_policy_id_param",
         "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativeNotFound."
@@ -97,8 +127,34 @@ PASSING_API: Final = frozenset(
         "clusters.test_cluster_update_negative.TestClusterUpdateNegativeProfileNotFound."
         "test_cluster_update_profile_not_found",
         "events.test_event_list.TestEventList.test_event_list",
+        "events.test_event_list_negative.TestEventListNegativeBadRequest."
+        "test_event_list_global_project_false",
+        "events.test_event_list_negative.TestEventListNegativeBadRequest."
+        "test_event_list_global_project_not_bool",
+        "events.test_event_list_negative.TestEventListNegativeBadRequest."
+        "test_event_list_invalid_marker",
+        "events.test_event_list_negative.TestEventListNegativeBadRequest."
+        "test_event_list_invalid_params",
+        "events.test_event_list_negative.TestEventListNegativeBadRequest."
+        "test_event_list_invalid_sort",
+        "events.test_event_list_negative.TestEventListNegativeBadRequest."
+        "test_event_list_limit_not_int",
         "nodes.test_node_check.TestNodeCheckNegative.test_node_not_found",
         "nodes.test_node_delete_negative.TestNodeDeleteNegativeNotFound.test_node_delete_not_found",
+        "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
+        "test_node_list_cluster_not_found",
+        "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
+        "test_node_list_global_project_false",
+        "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
+        "test_node_list_global_project_not_bool",
+        "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
+        "test_node_list_invalid_marker",
+        "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
+        "test_node_list_invalid_params",
+        "nodes.test_node_list_negative.TestNodeListNegativeBadRequest.test_node_list_invalid_sort",
+        "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
+        "test_node_list_limit_negative",
+        "nodes.test_node_list_negative.TestNodeListNegativeBadRequest.test_node_list_limit_not_int",
         "nodes.test_node_recover.TestNodeRecoverNegative.test_node_not_found",
         "nodes.test_node_show_negative.TestNodeShowNegativeNotFound.test_node_show_not_found",
         "policies.test_policy_create_negative.TestPolicyCreateNegativeBadRequest."
@@ -109,6 +165,18 @@ PASSING_API: Final = frozenset(
         "test_policy_create_policy_data_not_specified",
         "policies.test_policy_delete_negative.TestPolicyDeleteNegativeNotFound."
         "test_policy_delete_not_found",
+        "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
+        "test_policy_list_global_project_false",
+        "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
+        "test_policy_list_global_project_not_bool",
+        "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
+        "test_policy_list_invalid_marker",
+        "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
+        "test_policy_list_invalid_params",
+        "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
+        "test_policy_list_invalid_sort",
+        "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
+        "test_policy_list_limit_not_int",
         "policies.test_policy_show_negative.TestPolicyShowNegativeNotFound."
         "test_policy_show_not_found",
         "policies.test_policy_update_negative.TestPolicyUpdateNegativeNotFound."
@@ -141,6 +209,18 @@ PASSING_API: Final = frozenset(
         "profiles.test_profile_delete_negative.TestProfileDeleteNegativeNotFound."
         "test_profile_delete_not_found",
         "profiles.test_profile_list.TestProfileList.test_profile_list",
+        "profiles.test_profile_list_negative.TestProfileListNegativeBadRequest."
+        "test_profile_list_global_project_false",
+        "profiles.test_profile_list_negative.TestProfileListNegativeBadRequest."
+        "test_profile_list_global_project_not_bool",
+        "profiles.test_profile_list_negative.TestProfileListNegativeBadRequest."
+        "test_profile_list_invalid_marker",
+        "profiles.test_profile_list_negative.TestProfileListNegativeBadRequest."
+        "test_profile_list_invalid_params",
+        "profiles.test_profile_list_negative.TestProfileListNegativeBadRequest."
+        "test_profile_list_invalid_sort",
+        "profiles.test_profile_list_negative.TestProfileListNegativeBadRequest."
+        "test_profile_list_limit_not_int",
         "profiles.test_profile_show.TestProfileShow.test_profile_show",
         "profiles.test_profile_show_negative.TestProfileShowNegativeNotFound."
         "test_profile_show_not_found",
@@ -168,6 +248,18 @@ PASSING_API: Final = frozenset(
         "receivers.test_receiver_list.TestReceiverList.test_receiver_list",
         "receivers.test_receiver_list.TestReceiverList.test_receiver_list_by_action",
         "receivers.test_receiver_list.TestReceiverList.test_receiver_list_by_cluster",
+        "receivers.test_receiver_list_negative.TestReceiverListNegativeBadRequest."
+        "test_receiver_list_global_project_false",
+        "receivers.test_receiver_list_negative.TestReceiverListNegativeBadRequest."
+        "test_receiver_list_global_project_not_bool",
+        "receivers.test_receiver_list_negative.TestReceiverListNegativeBadRequest."
+        "test_receiver_list_invalid_marker",
+        "receivers.test_receiver_list_negative.TestReceiverListNegativeBadRequest."
+        "test_receiver_list_invalid_params",
+        "receivers.test_receiver_list_negative.TestReceiverListNegativeBadRequest."
+        "test_receiver_list_invalid_sort",
+        "receivers.test_receiver_list_negative.TestReceiverListNegativeBadRequest."
+        "test_receiver_list_limit_not_int",
         "receivers.test_receiver_show.TestReceiverShow.test_receiver_show",
         "receivers.test_receiver_show_negative.TestReceiverShowNegativeNotFound."
         "test_receiver_show_not_found",

@@ -201,7 +201,7 @@ async def test_busy_cluster_rejects_a_second_operation_with_409(harness: Harness
         with pytest.raises(WorkflowUpdateFailedError) as failed:
             await harness.update(handle, name, req)
         cause = failed.value.cause
-        assert isinstance(cause, ApplicationError) and cause.type == "Conflict"
+        assert isinstance(cause, ApplicationError) and cause.type == "ActionInProgress"
         assert "already has an action (CLUSTER_SCALE_IN) in progress" in cause.message
 
 
