@@ -18,7 +18,13 @@ from api.routers.clusters import run_cluster_action
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import ClusterActionRequest
 from api.schemas.common import ERROR_RESPONSES
-from api.schemas.receivers import ReceiverCreate, ReceiverEnvelope, ReceiverList, ReceiverPublic
+from api.schemas.receivers import (
+    ReceiverCreate,
+    ReceiverEnvelope,
+    ReceiverList,
+    ReceiverPublic,
+    ReceiverUpdate,
+)
 from api.senlin_lists import ReceiversQuery, attribute_of, filter_and_page
 from api.urls import api_base
 from domain.cluster.policies.specs import describe_validation_error
@@ -88,6 +94,33 @@ async def get_receiver_route(
     record = await db.run(get_receiver, caller.project_id, receiver_id)
     if record is None:
         raise NotFound(f"The receiver '{receiver_id}' could not be found.")
+    return ReceiverEnvelope(receiver=ReceiverPublic.of(record, api_base(request)))
+
+
+def _update(
+    session: Session, project_id: str, receiver_id: str, body: ReceiverUpdate
+) -> ReceiverRecord:
+    record = get_receiver(session, project_id, receiver_id)
+    if record is None:
+        raise NotFound(f"The receiver '{receiver_id}' could not be found.")
+    changes = body.receiver
+    action = changes.action or record.action
+    params = record.params if changes.params is None else changes.params
+    check_receiver(record.type, action, params)
+    record.name = changes.name or record.name
+    record.action, record.params = action, params
+    record.updated_at = now_utc()
+    session.add(record)
+    return record
+
+
+@router.patch("/receivers/{receiver_id}", response_model=ReceiverEnvelope)
+async def update_receiver_route(
+    caller: WriterDep, db: DbDep, request: Request, receiver_id: ReceiverId, body: ReceiverUpdate
+) -> ReceiverEnvelope:
+    """Rename a receiver, or change what its webhook runs (Senlin's receiver update);
+    its URL stays the same."""
+    record = await db.run(_update, caller.project_id, receiver_id, body)
     return ReceiverEnvelope(receiver=ReceiverPublic.of(record, api_base(request)))
 
 

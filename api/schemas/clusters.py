@@ -84,15 +84,10 @@ class LockBody(StrictModel):
 
 
 class ScaleBody(StrictModel):
-    """`scale_out {count}` / `scale_in {count}` (count defaults to 1)."""
+    """`scale_out {count}` / `scale_in {count}`. No count (openstacksdk sends null) is
+    the attached scaling policy's for that event, else 1 (`api.routers.clusters`)."""
 
-    count: int = Field(1, ge=1, le=MAX_CAPACITY)
-
-    @field_validator("count", mode="before")
-    @classmethod
-    def _null_is_one(cls, value: object) -> object:
-        """openstacksdk sends `{"count": null}` when no count is given; Senlin means 1."""
-        return 1 if value is None else value
+    count: int | None = Field(None, ge=1, le=MAX_CAPACITY)
 
 
 class ResizeBody(StrictModel):

@@ -30,6 +30,20 @@ class ReceiverCreate(StrictModel):
     receiver: ReceiverBody
 
 
+class ReceiverUpdateBody(StrictModel):
+    """The inside of `PATCH /v1/receivers/{id}`: Senlin changes a name, action, params."""
+
+    name: str | None = Field(None, min_length=1, max_length=255)
+    action: str | None = Field(None, min_length=1, max_length=64)
+    params: dict[str, Any] | None = Field(None, max_length=16)
+
+
+class ReceiverUpdate(StrictModel):
+    """`PATCH /v1/receivers/{receiver_id}`."""
+
+    receiver: ReceiverUpdateBody
+
+
 class ReceiverPublic(BaseModel):
     """A receiver as Senlin shows it; `channel.alarm_url` is the webhook to call."""
 

@@ -69,6 +69,11 @@ def ensure_can_unlock(state: ClusterState, req: ClusterOperationRequest | None =
         raise Conflict(f"Cluster {state.spec.name} is not locked.")
 
 
+#: Policy types a cluster may have several of (Senlin's `singleton = False`): a scaling
+#: policy per event, one for scale-in and one for scale-out.
+MANY_PER_CLUSTER = frozenset({"senlin.policy.scaling"})
+
+
 def ensure_can_attach(state: ClusterState, req: PolicyAttachRequest) -> None:
     """Bind a policy: the cluster idle, one policy per type."""
     _ensure_cluster_idle(state)
@@ -78,7 +83,7 @@ def ensure_can_attach(state: ClusterState, req: PolicyAttachRequest) -> None:
             raise Conflict(
                 f"Policy {policy.name} is already attached to cluster {state.spec.name}."
             )
-        if bound.type == policy.type:
+        if bound.type == policy.type and policy.type not in MANY_PER_CLUSTER:
             raise Conflict(
                 f"Only one instance of policy type ({policy.type}) can be attached to a "
                 f"cluster, but {bound.name} is already attached to cluster {state.spec.name}."

@@ -70,7 +70,7 @@ async def test_policy_secret_is_stored_but_never_shown(api: httpx.AsyncClient) -
     ("spec", "needle"),
     [
         ({**DELETION, "version": "2.0"}, "version"),
-        ({**DELETION, "type": "senlin.policy.scaling"}, "type"),
+        ({**DELETION, "type": "senlin.policy.bogus"}, "type"),
         ({**DELETION, "extra": 1}, "extra"),
         (
             {

@@ -154,6 +154,7 @@ async def test_profile_and_policy_types_list_as_the_microversion_says(
         ("senlin.policy.deletion", "1.1"),
         ("senlin.policy.health", "1.1"),
         ("senlin.policy.batch", "1.0"),
+        ("senlin.policy.scaling", "1.0"),
     }
 
 
@@ -186,9 +187,9 @@ async def test_a_type_shows_the_schema_its_specs_are_checked_against(
     assert newer.json()["profile_type"]["schema"] == server["schema"]
     assert set(newer.json()["profile_type"]["support_status"]) == {"1.0", "1.1"}
     assert_error(
-        await api.get("/v1/policy-types/senlin.policy.scaling-1.0"),
+        await api.get("/v1/policy-types/senlin.policy.bogus-1.0"),
         404,
-        "The policy_type 'senlin.policy.scaling-1.0' could not be found.",
+        "The policy_type 'senlin.policy.bogus-1.0' could not be found.",
     )
 
 

@@ -250,9 +250,47 @@ async def test_a_webhook_receiver_scales_the_cluster_when_its_url_is_called(
         await api.post(url.path, json={"count": "many"}, headers={"X-Auth-Token": ""}), 400, "count"
     )
 
-    assert (await api.delete(f"/v1/receivers/{receiver['id']}")).status_code == 204
+    receiver_url = f"/v1/receivers/{receiver['id']}"
+    changed = await api.patch(
+        receiver_url, json={"receiver": {"name": "shrink", "action": "CLUSTER_SCALE_IN"}}
+    )
+    assert changed.status_code == 200, changed.text
+    shown = (await api.get(receiver_url)).json()["receiver"]
+    assert (shown["name"], shown["action"], shown["params"]) == (
+        "shrink",
+        "CLUSTER_SCALE_IN",
+        {"count": 1},
+    )
+    assert shown["channel"] == receiver["channel"]  # the same URL
+    bad = {"receiver": {"action": "CLUSTER_DELETE"}}
+    assert_error(await api.patch(receiver_url, json=bad), 400, "cannot be run by a receiver")
+    assert_error(await api.patch(receiver_url, json={}), 400, "missing 'receiver' key")
+
+    assert (await api.delete(receiver_url)).status_code == 204
     assert_error(await api.post(url.path, headers={"X-Auth-Token": ""}), 404, "webhook")
     unknown = {**body, "cluster_id": "nope"}
     assert_error(await api.post("/v1/receivers", json={"receiver": unknown}), 404, "nope")
     message = {**body, "type": "message"}
     assert_error(await api.post("/v1/receivers", json={"receiver": message}), 400, "message")
+
+
+async def test_a_scaling_policy_sizes_a_scale_without_a_count(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    grow = {
+        "type": "senlin.policy.scaling",
+        "version": "1.0",
+        "properties": {
+            "event": "CLUSTER_SCALE_OUT",
+            "adjustment": {"type": "EXACT_CAPACITY", "number": 4},
+        },
+    }
+    cluster_id = await cluster_with(api, 1, grow)
+
+    out = await act(api, cluster_id, {"scale_out": {"count": None}})
+    assert (await action_done(api, action_id_of(out)))["status"] == "SUCCEEDED"
+    assert len(await nodes_of(api, cluster_id)) == 4  # to the exact capacity: 3 more
+    shrink = await act(api, cluster_id, {"scale_in": {}})
+    assert (await action_done(api, action_id_of(shrink)))["status"] == "SUCCEEDED"
+    assert len(await nodes_of(api, cluster_id)) == 3  # no scale-in policy: one

@@ -12,6 +12,8 @@ from tests.api.test_platform_api import assert_error
     ("method", "path", "allowed"),
     [
         ("OPTIONS", "/v1/profiles/small", {"GET", "PATCH", "DELETE"}),
+        # A literal path is its own resource, not an instance of `/v1/profiles/{id}`.
+        ("OPTIONS", "/v1/profiles/validate", {"POST"}),
         ("PUT", "/v1/profiles", {"GET", "POST"}),
         ("POST", "/v1/nodes/n1", {"GET", "PATCH", "DELETE"}),
         ("POST", "/v1/demo/stacks/web/s1", {"GET", "PUT", "PATCH", "DELETE"}),

@@ -85,12 +85,16 @@ PASSING_API: Final = frozenset(
         "test_cluster_list_invalid_sort",
         "clusters.test_cluster_list_negative.TestClusterListNegativeBadRequest."
         "test_cluster_list_limit_not_int",
+        "clusters.test_cluster_policy_attach.TestClusterActionPolicyAttach."
+        "test_cluster_action_policy_attach",
         "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativeInvalidParams."
         "test_cluster_policy_attach_missing_policy_id_param",
         "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativeNotFound."
         "test_cluster_policy_attach_cluster_not_found",
         "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativePolicyNotFound."
         "test_cluster_policy_attach_policy_not_found",
+        "clusters.test_cluster_policy_detach.TestClusterActionPolicyDetach."
+        "test_cluster_action_policy_detach",
         "clusters.test_cluster_policy_detach.TestClusterPolicyDetachNegativeInvalidParams."
         "test_cluster_policy_detach_missing_profile_id_param",
         "clusters.test_cluster_policy_detach.TestClusterPolicyDetachNegativeNotFound."
@@ -163,8 +167,10 @@ PASSING_API: Final = frozenset(
         "test_policy_create_name_not_specified",
         "policies.test_policy_create_negative.TestPolicyCreateNegativeBadRequest."
         "test_policy_create_policy_data_not_specified",
+        "policies.test_policy_delete.TestPolicyDelete.test_policy_delete",
         "policies.test_policy_delete_negative.TestPolicyDeleteNegativeNotFound."
         "test_policy_delete_not_found",
+        "policies.test_policy_list.TestPolicyList.test_policy_list",
         "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
         "test_policy_list_global_project_false",
         "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
@@ -177,8 +183,12 @@ PASSING_API: Final = frozenset(
         "test_policy_list_invalid_sort",
         "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
         "test_policy_list_limit_not_int",
+        "policies.test_policy_show.TestPolicyShow.test_policy_show",
         "policies.test_policy_show_negative.TestPolicyShowNegativeNotFound."
         "test_policy_show_not_found",
+        "policies.test_policy_update.TestPolicyUpdate.test_policy_update",
+        "policies.test_policy_update_negative.TestPolicyUpdateNegativeBadRequest."
+        "test_policy_update_spec_not_updatable",
         "policies.test_policy_update_negative.TestPolicyUpdateNegativeNotFound."
         "test_policy_update_policy_empty_param",
         "policies.test_policy_update_negative.TestPolicyUpdateNegativeNotFound."
@@ -263,6 +273,11 @@ PASSING_API: Final = frozenset(
         "receivers.test_receiver_show.TestReceiverShow.test_receiver_show",
         "receivers.test_receiver_show_negative.TestReceiverShowNegativeNotFound."
         "test_receiver_show_not_found",
+        "receivers.test_receiver_update.TestReceiverUpdate.test_receiver_update",
+        "receivers.test_receiver_update_negative.TestReceiverUpdateNegativeNotFound."
+        "test_receiver_update_receiver_no_param",
+        "receivers.test_receiver_update_negative.TestReceiverUpdateNegativeNotFound."
+        "test_receiver_update_receiver_not_found",
         "receivers.test_webhook_trigger.TestWebhookTrigger.test_webhook_trigger",
     }
 )

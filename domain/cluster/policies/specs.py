@@ -22,6 +22,7 @@ from domain.cluster.policies.base import FieldError, SpecModel
 from domain.cluster.policies.batch import BatchPolicyProperties
 from domain.cluster.policies.deletion import DeletionPolicyProperties
 from domain.cluster.policies.health import NOVA_SERVER, DetectionType, HealthPolicyProperties
+from domain.cluster.policies.scaling import ScalingPolicyProperties
 from domain.errors import InvalidRequest
 
 SUPPORTED_VERSION: Final = "1.1"
@@ -33,19 +34,28 @@ class PolicyType(StrEnum):
     DELETION = "senlin.policy.deletion"
     HEALTH = "senlin.policy.health"
     BATCH = "senlin.policy.batch"
+    SCALING = "senlin.policy.scaling"
 
 
-PolicyProperties = DeletionPolicyProperties | HealthPolicyProperties | BatchPolicyProperties
+PolicyProperties = (
+    DeletionPolicyProperties
+    | HealthPolicyProperties
+    | BatchPolicyProperties
+    | ScalingPolicyProperties
+)
 _MODELS: dict[PolicyType, type[PolicyProperties]] = {
     PolicyType.DELETION: DeletionPolicyProperties,
     PolicyType.HEALTH: HealthPolicyProperties,
     PolicyType.BATCH: BatchPolicyProperties,
+    PolicyType.SCALING: ScalingPolicyProperties,
 }
-#: The spec version each type accepts (Senlin's batch policy never went past 1.0).
+#: The spec version each type accepts (Senlin's batch and scaling policies never went
+#: past 1.0).
 _VERSIONS: dict[PolicyType, str] = {
     PolicyType.DELETION: SUPPORTED_VERSION,
     PolicyType.HEALTH: SUPPORTED_VERSION,
     PolicyType.BATCH: "1.0",
+    PolicyType.SCALING: "1.0",
 }
 
 
@@ -59,7 +69,7 @@ class ParsedPolicy(SpecModel):
 
     type: PolicyType
     version: Literal["1.0", "1.1"] = SUPPORTED_VERSION
-    properties: DeletionPolicyProperties | HealthPolicyProperties | BatchPolicyProperties
+    properties: PolicyProperties
 
     @model_validator(mode="after")
     def _properties_fit_type(self) -> Self:

@@ -91,7 +91,7 @@ def test_missing_properties_mean_all_defaults() -> None:
         (["not", "a", "map"], "spec: must be an object"),
         ({**deletion_spec(), "name": "x"}, "spec.name: unknown key"),
         ({"version": "1.1", "properties": {}}, "spec.type: required"),
-        ({**deletion_spec(), "type": "senlin.policy.scaling"}, "spec.type: unsupported policy"),
+        ({**deletion_spec(), "type": "senlin.policy.bogus"}, "spec.type: unsupported policy"),
         ({"type": "senlin.policy.deletion", "properties": {}}, "spec.version: required"),
         ({**deletion_spec(), "version": "1.0"}, "spec.version: unsupported version '1.0'"),
         ({**deletion_spec(), "version": True}, "spec.version: unsupported version True"),
