@@ -169,7 +169,12 @@ async def test_openstack_cluster_type_and_build_info_commands(cli: OpenStackCLI)
         ("os.nova.server", "1.1"),
     ]
     policy_types = {t["name"] for t in await cli.json("cluster", "policy", "type", "list")}
-    assert policy_types == {"senlin.policy.deletion", "senlin.policy.health", "senlin.policy.batch"}
+    assert policy_types == {
+        "senlin.policy.deletion",
+        "senlin.policy.health",
+        "senlin.policy.batch",
+        "senlin.policy.scaling",
+    }
     shown = await cli.json("cluster", "policy", "type", "show", "senlin.policy.deletion-1.1")
     assert "hooks" in shown["schema"] and shown["support_status"], shown
     info = await cli.ok("cluster", "build", "info")
