@@ -11,6 +11,7 @@ the server's id (`warden-server-<id>`) and deletes them with the server.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from activities.attempts import retry_since
@@ -135,32 +136,43 @@ async def release_owned(
         return  # Warden made no port for it, so no floating IP either (one call)
     for fip in await objects.list(collection("floating_ip"), {"tags": tag}):
         await objects.delete(collection("floating_ip"), str(fip["id"]))
+    bound = {str(p["id"]) for p in ports if p.get("device_id") == server_id}
+    for port in ports:
+        if str(port["id"]) not in bound:
+            await objects.delete(collection("port"), str(port["id"]))
+
+    async def still_bound() -> set[str]:
+        for port_id in sorted(bound):
+            try:
+                shown = await objects.show(collection("port"), port_id)
+            except BackendNotFound:
+                shown = {}
+            if shown.get("device_id") != server_id:
+                bound.discard(port_id)
+                if shown:
+                    await objects.delete(collection("port"), port_id)
+        return bound
+
+    await released(
+        still_bound,
+        wait_s,
+        lambda held: f"Nova has not unbound port(s) {held} of deleted server {server_id}",
+    )
+
+
+async def released(
+    held: Callable[[], Awaitable[set[str]]], wait_s: float, waiting: Callable[[str], str]
+) -> None:
+    """Return once `held()` names no port, asking again with a growing pause; after
+    `wait_s`, the retryable error `waiting(<the ports>)` says what Nova still holds."""
     deadline = asyncio.get_running_loop().time() + wait_s
     pause = 0.1
-    bound = [p for p in ports if p.get("device_id") == server_id]
-    for port in ports:
-        if port not in bound:
-            await objects.delete(collection("port"), str(port["id"]))
-    while bound:
+    while still := await held():
+        if asyncio.get_running_loop().time() >= deadline:
+            names = ", ".join(sorted(still))
+            raise BackendUnavailable(f"{waiting(names)} after {wait_s:.0f} s")
         await asyncio.sleep(pause)
         pause = min(pause * 2, 2.0)
-        still = []
-        for port in bound:
-            try:
-                shown = await objects.show(collection("port"), str(port["id"]))
-            except BackendNotFound:
-                continue
-            if shown.get("device_id") == server_id:
-                still.append(port)
-            else:
-                await objects.delete(collection("port"), str(port["id"]))
-        bound = still
-        if bound and asyncio.get_running_loop().time() >= deadline:
-            names = ", ".join(sorted(str(p["id"]) for p in bound))
-            raise BackendUnavailable(
-                f"Nova has not unbound port(s) {names} of deleted server {server_id} "
-                f"after {wait_s:.0f} s"
-            )
 
 
 async def _with_ids(objects: CollectionClient, nic: NetworkRequest) -> dict[str, str]:
@@ -215,20 +227,18 @@ async def detached(
     (`check_interface_detach`). After `wait_s`, a retryable error: Temporal tries the
     activity again, which re-plans from the interfaces as they are then.
     """
-    deadline = asyncio.get_running_loop().time() + wait_s
-    pause = 0.1
-    while ports:
+    if not ports:
+        return
+
+    async def still_plugged() -> set[str]:
         listed = {str(i.get("port_id")) for i in await compute.interfaces(server_id)}
-        if not ports & listed:
-            return
-        if asyncio.get_running_loop().time() >= deadline:
-            still = ", ".join(sorted(ports & listed))
-            raise BackendUnavailable(
-                f"Nova has not detached port(s) {still} from server {server_id} "
-                f"after {wait_s:.0f} s"
-            )
-        await asyncio.sleep(pause)
-        pause = min(pause * 2, 2.0)
+        return ports & listed
+
+    await released(
+        still_plugged,
+        wait_s,
+        lambda held: f"Nova has not detached port(s) {held} from server {server_id}",
+    )
 
 
 async def _attachment(

@@ -167,45 +167,20 @@ def allowed_methods(request: Request) -> str:
     The router answers 405 from the first route whose path matches, naming only that
     route's methods; RFC 9110 wants all of the resource's. A literal path
     (`/v1/profiles/validate`) is its own resource, not an instance of the template beside
-    it (`/v1/profiles/{profile_id}`), so where one matches only literal paths count.
+    it (`/v1/profiles/{profile_id}`): its methods are those the OpenAPI document gives it.
     """
-    matched = [
-        (route, path)
-        for route in request.app.router.routes
-        for path in route_paths(route)
-        if any(route.matches({**request.scope, "method": m})[0] is Match.FULL for m in METHODS)
-    ]
-    literal = {path for _, path in matched if "{" not in path}
-    if literal:
-        templates = _templates(request.app)
-        wanted = request.scope["path"].removeprefix(request.scope.get("root_path", ""))
-        methods = {m for path in literal if path == wanted for m in templates.get(path, ())}
-        if methods:
-            return ", ".join(m for m in METHODS if m in methods)
+    path = request.scope["path"].removeprefix(request.scope.get("root_path", ""))
+    documented = request.app.openapi().get("paths", {}).get(path)
+    if documented:
+        return ", ".join(m for m in METHODS if m.lower() in documented)
     return ", ".join(
         method
         for method in METHODS
         if any(
             route.matches({**request.scope, "method": method})[0] is Match.FULL
-            for route, _ in matched
+            for route in request.app.router.routes
         )
     )
-
-
-def route_paths(route: object) -> list[str]:
-    """The path templates a (possibly included) route serves."""
-    path = getattr(route, "path", None)
-    if isinstance(path, str):
-        return [path]
-    original = getattr(route, "original_router", None)
-    inner = getattr(original, "routes", None) or []
-    return [p for r in inner for p in route_paths(r)]
-
-
-def _templates(app: FastAPI) -> dict[str, set[str]]:
-    """Path template → the methods the OpenAPI document gives it."""
-    paths = app.openapi().get("paths", {})
-    return {path: {m.upper() for m in ops} for path, ops in paths.items()}
 
 
 def install_error_handlers(app: FastAPI) -> None:

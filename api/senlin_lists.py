@@ -146,12 +146,10 @@ def _sort_value(value: Any) -> tuple[int, Any]:
     return (0, value if isinstance(value, int | float) else str(value))
 
 
-def filter_and_page(
-    items: Sequence[T], query: ListQuery, attribute: Callable[[T, str], Any] = getattr
-) -> list[T]:
+def filter_and_page(items: Sequence[T], query: ListQuery) -> list[T]:
     """`items` kept by the query's filters, in its order, after its marker, cut to its limit.
 
-    Filters on attributes a route does not filter on itself (names, statuses, types);
+    Each parameter names the object's attribute (an object without it has None there);
     an object whose attribute is a list matches when any element is a wanted value.
     """
     kept = [
@@ -180,7 +178,7 @@ def _matches(value: Any, wanted: list[Any]) -> bool:
     return value in wanted
 
 
-def attribute_of(item: Any, key: str) -> Any:
+def attribute(item: Any, key: str) -> Any:
     """An object's attribute by Senlin's name (None when it has none)."""
     return getattr(item, key, None)
 

@@ -10,7 +10,7 @@ from api.auth import CallerDep
 from api.deps import DbDep, TemporalDep
 from api.schemas.actions import ActionEnvelope, ActionList, ActionPublic, EventList, EventPublic
 from api.schemas.common import ERROR_RESPONSES
-from api.senlin_lists import ActionsQuery, EventsQuery, ListQuery, attribute_of, filter_and_page
+from api.senlin_lists import ActionsQuery, EventsQuery, ListQuery, filter_and_page
 from domain.actions import ActionName, ActionStatus
 from domain.errors import NotFound
 from store.actions import get_action, list_actions
@@ -50,7 +50,7 @@ async def list_actions_route(
     )
     views = [ActionPublic.of(r) for r in records]
     rest = ListQuery(filters=_only(query, "action"), sort=query.sort)
-    return ActionList(actions=filter_and_page(views, rest, attribute_of))
+    return ActionList(actions=filter_and_page(views, rest))
 
 
 @router.get("/actions/{action_id}", response_model=ActionEnvelope)
@@ -109,7 +109,7 @@ async def list_events_route(
     )
     views = [EventPublic.of(r) for r in records]
     rest = ListQuery(filters=_only(query, "oname", "action"), sort=query.sort)
-    return EventList(events=filter_and_page(views, rest, attribute_of))
+    return EventList(events=filter_and_page(views, rest))
 
 
 def _only(query: ListQuery, *keys: str) -> dict[str, list[object]]:

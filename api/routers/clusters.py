@@ -42,7 +42,7 @@ from api.schemas.clusters import (
     ScaleBody,
 )
 from api.schemas.common import ERROR_RESPONSES
-from api.senlin_lists import ClustersQuery, NodesQuery, attribute_of, filter_and_page
+from api.senlin_lists import ClustersQuery, NodesQuery, filter_and_page
 from api.temporal import TemporalGateway
 from domain.cluster.policies.scaling import ScalingPolicyProperties, scaled_count
 from domain.cluster.policies.specs import PolicyType
@@ -177,7 +177,7 @@ async def update_cluster_route(
 async def list_clusters_route(caller: CallerDep, db: DbDep, query: ClustersQuery) -> ClusterList:
     """Clusters of the caller's project, filtered, sorted and paged as Senlin does."""
     views = await db.run(_cluster_views, caller.project_id)
-    return ClusterList(clusters=filter_and_page(views, query, attribute_of))
+    return ClusterList(clusters=filter_and_page(views, query))
 
 
 @router.get("/clusters/{cluster_id}", response_model=ClusterEnvelope)
@@ -305,7 +305,7 @@ async def list_nodes_route(
         cluster_id = found.id
     views = await db.run(_node_views, caller.project_id, cluster_id)
     query.filters.pop("cluster_id", None)
-    return NodeList(nodes=filter_and_page(views, query, attribute_of))
+    return NodeList(nodes=filter_and_page(views, query))
 
 
 async def _find_node(db: DbDep, caller: CallerDep, node_id: str) -> NodeRecord:

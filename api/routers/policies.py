@@ -19,7 +19,7 @@ from api.schemas.policies import (
     PolicyUpdate,
     PolicyValidate,
 )
-from api.senlin_lists import PoliciesQuery, attribute_of, filter_and_page
+from api.senlin_lists import PoliciesQuery, filter_and_page
 from domain.cluster.policies.specs import ParsedPolicy, parse_policy_spec
 from domain.errors import Conflict, InvalidRequest, NotFound
 from store.clusters import cluster_names_using_policy
@@ -125,7 +125,7 @@ async def list_policies_route(caller: CallerDep, db: DbDep, query: PoliciesQuery
     """Policies of the caller's project."""
     records = await db.run(list_policies, caller.project_id)
     views = [PolicyPublic.of(r) for r in records]
-    return PolicyList(policies=filter_and_page(views, query, attribute_of))
+    return PolicyList(policies=filter_and_page(views, query))
 
 
 @router.get("/{policy_id}", response_model=PolicyEnvelope)

@@ -19,7 +19,7 @@ from api.schemas.profiles import (
     ProfileUpdate,
     ProfileValidate,
 )
-from api.senlin_lists import ProfilesQuery, attribute_of, filter_and_page
+from api.senlin_lists import ProfilesQuery, filter_and_page
 from domain.cluster.profiles import ProfileSpec, parse_profile_spec
 from domain.errors import Conflict, InvalidRequest, NotFound
 from store.clusters import count_clusters_using_profile
@@ -118,7 +118,7 @@ async def list_profiles_route(caller: CallerDep, db: DbDep, query: ProfilesQuery
     """Profiles of the caller's project."""
     records = await db.run(list_profiles, caller.project_id)
     views = [ProfilePublic.of(r) for r in records]
-    return ProfileList(profiles=filter_and_page(views, query, attribute_of))
+    return ProfileList(profiles=filter_and_page(views, query))
 
 
 @router.get("/{profile_id}", response_model=ProfileEnvelope)

@@ -25,7 +25,7 @@ from api.schemas.receivers import (
     ReceiverPublic,
     ReceiverUpdate,
 )
-from api.senlin_lists import ReceiversQuery, attribute_of, filter_and_page
+from api.senlin_lists import ReceiversQuery, filter_and_page
 from api.urls import api_base
 from domain.cluster.policies.specs import describe_validation_error
 from domain.cluster.receivers import check_receiver, triggered_action
@@ -83,7 +83,7 @@ async def list_receivers_route(
     records = await db.run(list_receivers, caller.project_id)
     base = api_base(request)
     views = [ReceiverPublic.of(r, base) for r in records]
-    return ReceiverList(receivers=filter_and_page(views, query, attribute_of))
+    return ReceiverList(receivers=filter_and_page(views, query))
 
 
 @router.get("/receivers/{receiver_id}", response_model=ReceiverEnvelope)
