@@ -367,8 +367,19 @@ async def test_a_create_answered_after_wardens_timeout_leaves_no_server_behind(
             what="the held create's server",
         )
         assert node["physical_id"] in twins
-        assert compute.answered("POST", "/servers$") == [202, 202]
+        # The held POST's server shows in Nova before its answer is back through the proxy.
+        answers = await eventually(
+            lambda: _answers_if(compute, "POST", "/servers$", count=2),
+            timeout=30,
+            what="the held create's answer",
+        )
+        assert answers == [202, 202]
         await delete_cluster(conformance, api, cluster_id)
+
+
+async def _answers_if(proxy: FaultProxy, method: str, path: str, *, count: int) -> list[int]:
+    answers = proxy.answered(method, path)
+    return answers if len(answers) >= count else []
 
 
 async def _servers_if(warden: ConformanceWarden, cluster_id: str, *, count: int) -> list[str]:
