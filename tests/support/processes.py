@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -14,12 +15,36 @@ from pathlib import Path
 import httpx
 
 
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+#: Ports handed out below the kernel's ephemeral range. A port the kernel picked for
+#: `bind(0)` can be taken again by anyone's `bind(0)` before our process binds it:
+#: Temporal's dev server binds its internal services that way as it starts.
+_FREE_PORTS = range(15000, min(_ephemeral_low(), 32768))
+_random = random.SystemRandom()
+
+
 def free_port() -> int:
-    """A port nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A port nothing listens on right now, outside the range the kernel hands out."""
+    if len(_FREE_PORTS) < 1000:  # a kernel configured to hand out nearly every port
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            chosen: int = sock.getsockname()[1]
+            return chosen
+    for _ in range(200):
+        port = _random.choice(_FREE_PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {_FREE_PORTS}")
 
 
 def port_open(port: int, host: str = "127.0.0.1") -> bool:
