@@ -20,6 +20,7 @@ from api.routers import (
     actions,
     clusters,
     heat_info,
+    nodes,
     notifications,
     policies,
     profiles,
@@ -110,6 +111,7 @@ _ROUTERS = (
     services.router,
     receivers.router,
     clusters.router,
+    nodes.router,
     notifications.router,
     heat_info.versions_router,
     stack_lookup.subpath_router,  # before the stack routes: see stack_lookup

@@ -10,8 +10,15 @@ from temporalio.common import WorkflowIDConflictPolicy
 
 from api.auth import Caller
 from api.deps import Database
-from api.schemas.clusters import ClusterBody, ClusterUpdateBody, PolicyAttachBody, PolicyDetachBody
+from api.schemas.clusters import (
+    ClusterBody,
+    ClusterUpdateBody,
+    PolicyAttachBody,
+    PolicyDetachBody,
+    PolicyUpdateBody,
+)
 from api.temporal import TemporalGateway
+from domain.cluster.nodes import NodeStatus
 from domain.cluster.policies.health import HealthPolicyProperties
 from domain.cluster.policies.specs import ParsedPolicy, ensure_profile_supports, parse_policy_spec
 from domain.cluster.requests import (
@@ -19,11 +26,12 @@ from domain.cluster.requests import (
     OperationAccepted,
     PolicyAttachRequest,
     PolicyDetachRequest,
+    PolicyUpdateRequest,
 )
 from domain.cluster.scaling import validate_capacity
 from domain.cluster.state import AttachedPolicy, ClusterSpec, ClusterState
 from domain.errors import InvalidRequest, NotFound
-from store.clusters import ClusterRecord, get_cluster
+from store.clusters import ClusterRecord, NodeRecord, get_cluster, get_node
 from store.policies import PolicyRecord, get_policy
 from store.profiles import ProfileRecord, get_profile
 from workflows import ids
@@ -142,6 +150,16 @@ async def detach_request(
     )
 
 
+async def policy_update_request(
+    db: Database, caller: Caller, body: PolicyUpdateBody
+) -> PolicyUpdateRequest:
+    """Update a binding by policy id or name (400 when no such policy exists)."""
+    policy: PolicyRecord | None = await db.run(get_policy, caller.project_id, body.policy_id)
+    if policy is None:
+        raise InvalidRequest(f"The specified policy '{body.policy_id}' could not be found.")
+    return PolicyUpdateRequest(action_id=new_action_id(), policy_id=policy.id, enabled=body.enabled)
+
+
 def parse_stored_policy(spec: dict[str, Any]) -> ParsedPolicy:
     """A stored (already validated) policy spec, parsed again for its type's rules."""
     return parse_policy_spec(spec, min_interval=1)
@@ -158,3 +176,114 @@ async def update_request(
         raise InvalidRequest(f"The specified profile '{body.profile_id}' could not be found.")
     params = {"profile_id": profile.id, "profile": profile.spec, "profile_name": profile.name}
     return ClusterOperationRequest(action_id=new_action_id(), params=params)
+
+
+async def _nodes_by_key(
+    db: Database, caller: Caller, keys: list[str]
+) -> tuple[list[NodeRecord], list[str]]:
+    """The nodes the keys (ids, names, short ids) name, and the keys naming none."""
+    found: list[NodeRecord] = []
+    missing: list[str] = []
+    for key in keys:
+        node: NodeRecord | None = await db.run(get_node, caller.project_id, key)
+        if node is None:
+            missing.append(key)
+        else:
+            found.append(node)
+    return found, missing
+
+
+def _problems(*found: tuple[str, list[str]]) -> None:
+    """Senlin's 400 naming every group of nodes with a problem, one line each."""
+    lines = [text.format(ids) for text, ids in found if ids]
+    if lines:
+        raise InvalidRequest("\n".join(lines))
+
+
+async def add_nodes_request(
+    db: Database, caller: Caller, cluster: ClusterRecord, keys: list[str]
+) -> list[str]:
+    """Ids of the standalone nodes `add_nodes` may take, or Senlin's 400 naming those it
+    may not (another profile type, owned by a cluster, not ACTIVE, not found)."""
+    found, missing = await _nodes_by_key(db, caller, keys)
+    wanted = type_of(await db.run(get_profile, caller.project_id, cluster.profile_id))
+    unmatched = [
+        n.id
+        for n in found
+        if type_of(await db.run(get_profile, caller.project_id, n.profile_id)) != wanted
+    ]
+    _problems(
+        ("Profile type of nodes {} does not match that of the cluster.", unmatched),
+        ("Nodes {} already owned by some cluster.", [n.id for n in found if n.cluster_id]),
+        ("Nodes are not ACTIVE: {}.", [n.id for n in found if n.status != NodeStatus.ACTIVE]),
+        ("Nodes not found: {}.", missing),
+    )
+    return [n.id for n in found]
+
+
+async def del_nodes_request(
+    db: Database, caller: Caller, cluster: ClusterRecord, keys: list[str]
+) -> list[str]:
+    """Ids of the members `del_nodes` removes, or Senlin's 400 (not found, not members,
+    the cluster would fall below its min_size)."""
+    found, missing = await _nodes_by_key(db, caller, keys)
+    _problems(
+        ("Nodes not found: {}.", missing),
+        (
+            "Nodes not members of specified cluster: {}.",
+            [n.id for n in found if n.cluster_id != cluster.id],
+        ),
+    )
+    validate_capacity(cluster.desired_capacity - len(found), cluster.min_size, cluster.max_size)
+    return [n.id for n in found]
+
+
+async def replace_nodes_request(
+    db: Database, caller: Caller, cluster: ClusterRecord, pairs: dict[str, str]
+) -> dict[str, str]:
+    """Member id → standalone node id for `replace_nodes`, or Senlin's 400 naming every
+    problem (`_validate_replace_nodes`)."""
+    wanted = type_of(await db.run(get_profile, caller.project_id, cluster.profile_id))
+    found: dict[str, str] = {}
+    old_missing: list[str] = []
+    new_missing: list[str] = []
+    strangers: list[str] = []
+    owned: list[str] = []
+    inactive: list[str] = []
+    unmatched: list[str] = []
+    for old_key, new_key in pairs.items():
+        old: NodeRecord | None = await db.run(get_node, caller.project_id, old_key)
+        if old is None:
+            old_missing.append(old_key)
+            continue
+        new: NodeRecord | None = await db.run(get_node, caller.project_id, new_key)
+        if new is None:
+            new_missing.append(new_key)
+            continue
+        if old.cluster_id != cluster.id:
+            strangers.append(old_key)
+        if new.cluster_id:
+            owned.append(new_key)
+        if new.status != NodeStatus.ACTIVE:
+            inactive.append(new_key)
+        if type_of(await db.run(get_profile, caller.project_id, new.profile_id)) != wanted:
+            unmatched.append(new_key)
+        found[old.id] = new.id
+    _problems(
+        (
+            "The specified nodes {} to be replaced are not members of the cluster "
+            + f"{cluster.id}.",
+            strangers,
+        ),
+        ("Nodes {} already member of a cluster.", owned),
+        ("Nodes are not ACTIVE: {}.", inactive),
+        ("Profile type of nodes {} do not match that of the cluster.", unmatched),
+        ("Original nodes not found: {}.", old_missing),
+        ("Replacement nodes not found: {}.", new_missing),
+    )
+    return found
+
+
+def type_of(profile: ProfileRecord | None) -> str:
+    """`os.nova.server` of a profile (its type without the version)."""
+    return (profile.type if profile else "").rsplit("-", 1)[0]

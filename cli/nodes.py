@@ -50,8 +50,8 @@ def delete_node(
 ) -> None:
     """Remove a node from its cluster (its lifecycle hook fires)."""
     client, out = session(ctx, fmt)
-    accepted = client.request("DELETE", f"/v1/nodes/{node}").json()
-    finish(client, out, accepted["action"], what=f"Delete node {node}", wait=wait, timeout=timeout)
+    action = client.action_of(client.request("DELETE", f"/v1/nodes/{node}"))
+    finish(client, out, action, what=f"Delete node {node}", wait=wait, timeout=timeout)
 
 
 @node_app.command("mark-unhealthy")

@@ -49,6 +49,8 @@ class NodeSnapshot(BaseModel):
     status: str
     status_reason: str = ""
     data: dict[str, Any] = Field(default_factory=dict)
+    role: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     updated_at: datetime
 

@@ -117,7 +117,8 @@ def _insert_new_statement(dialect: str, table: Table) -> Any:
 
 
 def _node_row(snapshot: NodeSnapshot) -> dict[str, Any]:
-    return {"id": snapshot.node_id, **snapshot.model_dump(exclude={"node_id"})}
+    values = snapshot.model_dump(exclude={"node_id", "metadata"})
+    return {"id": snapshot.node_id, "metadata_": snapshot.metadata, **values}
 
 
 def _stack_row(snapshot: StackSnapshot) -> dict[str, Any]:

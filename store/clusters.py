@@ -47,6 +47,8 @@ class NodeRecord(SQLModel, table=True):
     status: str = Field(max_length=32)
     status_reason: str = Field(default="")
     data: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
+    role: str = Field(default="", max_length=255)
+    metadata_: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
     created_at: datetime = Field(sa_column=utc_column(index=True))
     updated_at: datetime = Field(sa_column=utc_column())
 

@@ -18,6 +18,7 @@ from activities.nodes import NodeActivities
 from activities.recovery import RecoveryActivities
 from activities.store import StoreActivities
 from config import Settings
+from workflows.cluster.add_nodes import ClusterAddNodesWorkflow
 from workflows.cluster.node_deletion import NodeDeletionWorkflow
 from workflows.cluster.operations import (
     ClusterCheckWorkflow,
@@ -25,10 +26,12 @@ from workflows.cluster.operations import (
     ClusterDeleteWorkflow,
 )
 from workflows.cluster.recovery import ClusterRecoverWorkflow, NodeRecoveryWorkflow
+from workflows.cluster.replace_nodes import ClusterReplaceNodesWorkflow
 from workflows.cluster.scale_in import ScaleInWorkflow
 from workflows.cluster.update import ClusterUpdateWorkflow
 from workflows.cluster.workflow import ClusterWorkflow
 from workflows.health.manager import HealthManagerWorkflow
+from workflows.node.workflow import NodeWorkflow
 from workflows.stack.operation import StackOperationWorkflow
 from workflows.stack.workflow import StackWorkflow
 
@@ -38,11 +41,14 @@ WORKFLOWS: Sequence[type] = (
     ClusterCheckWorkflow,
     ClusterUpdateWorkflow,
     ClusterDeleteWorkflow,
+    ClusterAddNodesWorkflow,
+    ClusterReplaceNodesWorkflow,
     ScaleInWorkflow,
     NodeDeletionWorkflow,
     ClusterRecoverWorkflow,
     NodeRecoveryWorkflow,
     HealthManagerWorkflow,
+    NodeWorkflow,
     StackWorkflow,
     StackOperationWorkflow,
 )

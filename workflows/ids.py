@@ -37,6 +37,16 @@ def cluster_update_step(cluster_id: str, action_id: str, batch: int, step: str) 
     return f"{cluster_operation(cluster_id, action_id)}:batch-{batch}:{step}"
 
 
+def node(node_id: str) -> str:
+    """The entity workflow of a standalone node (one in no cluster)."""
+    return f"node:{node_id}"
+
+
+def node_operation(node_id: str, action_id: str) -> str:
+    """The child that carries out one action on a standalone node."""
+    return f"node-op:{node_id}:{action_id}"
+
+
 def health_manager(cluster_id: str) -> str:
     """The health manager watching a cluster (not a child: it outlives operations)."""
     return f"health:{cluster_id}"

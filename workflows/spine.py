@@ -92,7 +92,11 @@ class EntityWorkflow(ABC, Generic[StateT, PendingT, AnswerT]):
         self._show()
         while not self._deleted():
             await workflow.wait_condition(
-                lambda: self.pending is not None or continue_as_new_due(self.history_limit)
+                lambda: (
+                    self.pending is not None
+                    or self._deleted()
+                    or continue_as_new_due(self.history_limit)
+                )
             )
             if self.pending is not None:
                 op = self.pending
@@ -100,6 +104,8 @@ class EntityWorkflow(ABC, Generic[StateT, PendingT, AnswerT]):
                 if self.pending is op:
                     self.pending = None
                 continue
+            if self._deleted():  # ended by a handler (a standalone node joining a cluster)
+                break
             # Never hand over mid-handler or with an operation waiting.
             await workflow.wait_condition(workflow.all_handlers_finished)
             if self.pending is None:

@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query, Request, Response, status
+from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
 from api.cluster_service import (
+    add_nodes_request,
     attach_request,
     create_cluster,
+    del_nodes_request,
     detach_request,
     find_cluster,
     new_action_id,
+    policy_update_request,
+    replace_nodes_request,
     send_cluster_update,
     update_request,
 )
 from api.deps import DbDep, TemporalDep
 from api.lifecycle import signal_lifecycle
-from api.paths import ClusterId, ClusterInPath, NodeId
+from api.paths import ClusterId, ClusterInPath
 from api.routers import cluster_policies
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import (
@@ -30,35 +32,31 @@ from api.schemas.clusters import (
     ClusterList,
     ClusterPublic,
     ClusterUpdate,
+    DelNodesBody,
     LifecycleBody,
     LockBody,
-    MarkUnhealthyRequest,
-    NodeActionRequest,
-    NodeEnvelope,
-    NodeList,
-    NodePublic,
+    NodeIdsBody,
     PolicyAttachBody,
     PolicyDetachBody,
+    PolicyUpdateBody,
+    ReplaceNodesBody,
     ScaleBody,
 )
 from api.schemas.common import ERROR_RESPONSES
-from api.senlin_lists import ClustersQuery, NodesQuery, filter_and_page
+from api.senlin_lists import ClustersQuery, filter_and_page
 from api.temporal import TemporalGateway
 from domain.cluster.policies.scaling import ScalingPolicyProperties, scaled_count
 from domain.cluster.policies.specs import PolicyType
 from domain.cluster.requests import (
     ClusterOperationRequest,
     LockClusterRequest,
-    MarkNodeRequest,
     OperationAccepted,
 )
 from domain.cluster.state import ClusterState
-from domain.errors import InvalidRequest, NotFound
+from domain.errors import NotFound
 from store.clusters import (
     ClusterRecord,
-    NodeRecord,
     get_cluster,
-    get_node,
     list_clusters,
     list_nodes,
 )
@@ -79,10 +77,7 @@ _CLUSTER_ACTIONS: dict[str, _NodesOperation] = {
     "scale_out": Ops.scale_out,
     "scale_in": Ops.scale_in,
     "resize": Ops.resize,
-    "del_nodes": Ops.del_nodes,
 }
-#: Senlin's node action keys and their operation (on the node's cluster).
-_NODE_ACTIONS: dict[str, _NodesOperation] = {"check": Ops.check_node, "recover": Ops.recover}
 router.include_router(cluster_policies.router)
 
 
@@ -108,18 +103,6 @@ def _cluster_views(session: Session, project_id: str) -> list[ClusterPublic]:
             ClusterPublic.of(record, [n.id for n in nodes], names.get(record.profile_id, ""))
         )
     return views
-
-
-def _node_views(
-    session: Session, project_id: str, cluster_id: str | None, node_id: str | None = None
-) -> list[NodePublic]:
-    names = _profile_names(session, project_id)
-    if node_id is not None:
-        found = get_node(session, project_id, node_id)
-        records = [found] if found else []
-    else:
-        records = list_nodes(session, project_id, cluster_id=cluster_id)
-    return [NodePublic.of(r, names.get(r.profile_id, "")) for r in records]
 
 
 def action_location(request: Request, action_id: str) -> str:
@@ -227,6 +210,11 @@ async def cluster_action_route(
 ) -> ActionAccepted:
     """Run one action on a cluster (exactly one key; docs/api-contract.md §Clusters)."""
     name, params = body.only_action()
+    if isinstance(params, NodeIdsBody):  # Senlin checks the list before the cluster
+        keys = params.ids()
+        destroy = params.destroy() if isinstance(params, DelNodesBody) else None
+    if isinstance(params, ReplaceNodesBody):
+        pairs = params.pairs()
     if isinstance(params, LifecycleBody):
         token = await signal_lifecycle(
             db, temporal, caller, cluster_id, name, params.lifecycle_action_token
@@ -244,6 +232,22 @@ async def cluster_action_route(
     elif isinstance(params, PolicyDetachBody):
         detach = await detach_request(db, caller, params)
         accepted = await send_cluster_update(temporal, record, Ops.policy_detach, detach)
+    elif isinstance(params, PolicyUpdateBody):
+        rebind = await policy_update_request(db, caller, params)
+        accepted = await send_cluster_update(temporal, record, Ops.policy_update, rebind)
+    elif isinstance(params, DelNodesBody):
+        found = await del_nodes_request(db, caller, record, keys)
+        given = {"nodes": found} | ({} if destroy is None else {"destroy_after_deletion": destroy})
+        request = ClusterOperationRequest(action_id=new_action_id(), params=given)
+        accepted = await send_cluster_update(temporal, record, Ops.del_nodes, request)
+    elif isinstance(params, ReplaceNodesBody):
+        replacing = await replace_nodes_request(db, caller, record, pairs)
+        request = ClusterOperationRequest(action_id=new_action_id(), params={"nodes": replacing})
+        accepted = await send_cluster_update(temporal, record, Ops.replace_nodes, request)
+    elif isinstance(params, NodeIdsBody):
+        found = await add_nodes_request(db, caller, record, keys)
+        request = ClusterOperationRequest(action_id=new_action_id(), params={"nodes": found})
+        accepted = await send_cluster_update(temporal, record, Ops.add_nodes, request)
     else:
         return await run_cluster_action(temporal, record, name, params, http_request, response)
     return _accepted(http_request, response, accepted.action_id)
@@ -287,100 +291,3 @@ async def run_cluster_action(
     )
     accepted = await send_cluster_update(temporal, record, _CLUSTER_ACTIONS[name], request)
     return _accepted(http_request, response, accepted.action_id)
-
-
-@router.get("/nodes", response_model=NodeList)
-async def list_nodes_route(
-    query: NodesQuery,
-    caller: CallerDep,
-    db: DbDep,
-    cluster_id: Annotated[str | None, Query(max_length=64)] = None,
-) -> NodeList:
-    """Nodes of the caller's project, optionally of one cluster (by id, name or short
-    id; an unknown one is Senlin's 400)."""
-    if cluster_id:
-        found: ClusterRecord | None = await db.run(get_cluster, caller.project_id, cluster_id)
-        if found is None:
-            raise InvalidRequest(f"Cannot find the given cluster: {cluster_id}.")
-        cluster_id = found.id
-    views = await db.run(_node_views, caller.project_id, cluster_id)
-    query.filters.pop("cluster_id", None)
-    return NodeList(nodes=filter_and_page(views, query))
-
-
-async def _find_node(db: DbDep, caller: CallerDep, node_id: str) -> NodeRecord:
-    record: NodeRecord | None = await db.run(get_node, caller.project_id, node_id)
-    if record is None:
-        raise NotFound(f"The node '{node_id}' could not be found.")
-    return record
-
-
-@router.get("/nodes/{node_id}", response_model=NodeEnvelope)
-async def get_node_route(caller: CallerDep, db: DbDep, node_id: NodeId) -> NodeEnvelope:
-    """One node by id, unique name or short id."""
-    found = await db.run(_node_views, caller.project_id, None, node_id)
-    if not found:
-        raise NotFound(f"The node '{node_id}' could not be found.")
-    return NodeEnvelope(node=found[0])
-
-
-@router.delete(
-    "/nodes/{node_id}", status_code=status.HTTP_202_ACCEPTED, response_model=ActionAccepted
-)
-async def delete_node_route(
-    caller: WriterDep,
-    db: DbDep,
-    temporal: TemporalDep,
-    node_id: NodeId,
-    http_request: Request,
-    response: Response,
-) -> ActionAccepted:
-    """Remove a node from its cluster (lifecycle hooks fire; 409 while busy or locked)."""
-    node = await _find_node(db, caller, node_id)
-    cluster = await find_cluster(db, caller, node.cluster_id)
-    request = ClusterOperationRequest(action_id=new_action_id(), params={"nodes": [node.id]})
-    accepted = await send_cluster_update(temporal, cluster, Ops.delete_node, request)
-    return _accepted(http_request, response, accepted.action_id)
-
-
-@router.post(
-    "/nodes/{node_id}/actions",
-    status_code=status.HTTP_202_ACCEPTED,
-    response_model=ActionAccepted,
-)
-async def node_action_route(
-    caller: WriterDep,
-    db: DbDep,
-    temporal: TemporalDep,
-    node_id: NodeId,
-    body: NodeActionRequest,
-    http_request: Request,
-    response: Response,
-) -> ActionAccepted:
-    """`check {}` (this node's status, from the cloud) or `recover {operation?, …}`."""
-    name, params = body.only_action()
-    node = await _find_node(db, caller, node_id)
-    cluster = await find_cluster(db, caller, node.cluster_id)
-    extra = {"nodes": [node.id]}
-    request = ClusterOperationRequest(
-        action_id=new_action_id(), params={**params.model_dump(exclude_none=True), **extra}
-    )
-    accepted = await send_cluster_update(temporal, cluster, _NODE_ACTIONS[name], request)
-    return _accepted(http_request, response, accepted.action_id)
-
-
-@router.patch("/nodes/{node_id}", response_model=NodeEnvelope)
-async def mark_node_route(
-    caller: WriterDep, db: DbDep, temporal: TemporalDep, node_id: NodeId, body: MarkUnhealthyRequest
-) -> NodeEnvelope:
-    """Mark a node unhealthy (ERROR, first victim of the next scale-in) or clear the mark."""
-    node = await _find_node(db, caller, node_id)
-    cluster = await find_cluster(db, caller, node.cluster_id)
-    request = MarkNodeRequest(
-        action_id=new_action_id(),
-        node_id=node.id,
-        mark_unhealthy=body.mark_unhealthy,
-        status_reason=body.status_reason,
-    )
-    await send_cluster_update(temporal, cluster, Ops.mark_unhealthy, request)
-    return NodeEnvelope(node=NodePublic.of(await _find_node(db, caller, node.id)))

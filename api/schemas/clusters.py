@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, get_args
+from typing import Any, ClassVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    computed_field,
+    field_validator,
+    model_validator,
+)
 
 from api.schemas.common import Metadata, StrictModel
 from domain.cluster.nodes import MARKED_UNHEALTHY
@@ -101,10 +109,75 @@ class ResizeBody(StrictModel):
     strict: bool = True
 
 
-class DelNodesBody(StrictModel):
-    """`del_nodes {nodes: [node ids or names]}`."""
+#: What oslo's `bool_from_string` takes (Senlin's boolean parameters), and means.
+_BOOLEAN_WORDS = {
+    **dict.fromkeys(("1", "t", "true", "on", "y", "yes"), True),
+    **dict.fromkeys(("0", "f", "false", "off", "n", "no"), False),
+}
 
-    nodes: list[str] = Field(min_length=1, max_length=1000)
+
+def senlin_bool(value: object) -> bool:
+    """A boolean parameter as Senlin reads one, with its refusal's wording."""
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word not in _BOOLEAN_WORDS:
+        allowed = ", ".join(f"'{w}'" for w in sorted(_BOOLEAN_WORDS))
+        raise InvalidRequest(f"Unrecognized value '{value}', acceptable values are: {allowed}")
+    return _BOOLEAN_WORDS[word]
+
+
+def senlin_identities(value: object, attr: str = "nodes") -> list[str]:
+    """Senlin's `IdentityListField(min_items=1)`: a list of unique ids or names (a
+    string is taken as its characters, as oslo's list coercion does)."""
+    items = [] if value is None else list(value) if isinstance(value, (list, str)) else [value]
+    if not items:
+        raise InvalidRequest(f"Value for '{attr}' must have at least 1 item(s).")
+    if len(set(map(str, items))) != len(items):
+        raise InvalidRequest(f"Items for '{attr}' must be unique")
+    if len(items) > MAX_CAPACITY:
+        raise InvalidRequest(f"Value for '{attr}' must have at most {MAX_CAPACITY} item(s).")
+    return [str(item)[:255] for item in items]
+
+
+class NodeIdsBody(StrictModel):
+    """`add_nodes {nodes: [node ids or names]}`; checked as Senlin checks it (`ids()`)."""
+
+    nodes: Any = None
+
+    def ids(self) -> list[str]:
+        """The node ids or names, or Senlin's 400."""
+        return senlin_identities(self.nodes)
+
+
+class DelNodesBody(NodeIdsBody):
+    """`del_nodes {nodes: [node ids or names], destroy_after_deletion?}`."""
+
+    destroy_after_deletion: Any = None
+
+    def destroy(self) -> bool | None:
+        """The caller's `destroy_after_deletion` (None: not given), or Senlin's 400."""
+        given = self.destroy_after_deletion
+        return None if given is None else senlin_bool(given)
+
+
+class ReplaceNodesBody(StrictModel):
+    """`replace_nodes {nodes: {member: standalone node}}` (ids or names); checked as
+    Senlin checks it (`pairs()`)."""
+
+    nodes: Any = None
+
+    def pairs(self) -> dict[str, str]:
+        """The map of replacements, or Senlin's 400."""
+        if not self.nodes or not isinstance(self.nodes, dict):
+            raise InvalidRequest("The data provided is not a map")
+        for old, new in self.nodes.items():
+            if new is None:
+                raise InvalidRequest(f"Field `nodes[{old}]' cannot be None")
+        pairs = {str(old)[:255]: str(new)[:255] for old, new in self.nodes.items()}
+        if len(set(pairs.values())) != len(pairs):
+            raise InvalidRequest("Map contains duplicated values")
+        return pairs
 
 
 class PolicyAttachBody(StrictModel):
@@ -112,6 +185,18 @@ class PolicyAttachBody(StrictModel):
 
     policy_id: str = Field(min_length=1, max_length=255)
     enabled: bool = True
+
+
+class PolicyUpdateBody(StrictModel):
+    """`policy_update {policy_id, enabled?}` (`enabled` read as Senlin reads a boolean)."""
+
+    policy_id: str = Field(min_length=1, max_length=255)
+    enabled: bool | None = None
+
+    @field_validator("enabled", mode="before")
+    @classmethod
+    def _senlin_bool(cls, value: object) -> object:
+        return None if value is None else senlin_bool(value)
 
 
 class PolicyDetachBody(StrictModel):
@@ -138,21 +223,42 @@ class LifecycleBody(StrictModel):
 
 
 class OneActionRequest(BaseModel):
-    """A body naming exactly one action (Senlin's rule), its fields declared by subclasses."""
+    """A body naming exactly one action (Senlin's rule), its fields declared by subclasses.
 
-    model_config = ConfigDict(extra="allow")
+    The body is judged as Senlin judges it before any field is: no key, several keys,
+    an unknown key, a value that is not a map, each a 400 in the words of `WORDS`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Senlin's refusals: no action, several, an unknown one, parameters not a map.
+    WORDS: ClassVar[tuple[str, str, str, str]] = (
+        "No action specified",
+        "Multiple actions specified",
+        "Unrecognized action '{}' specified",
+        "The data provided is not a map",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_action(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        none, several, unknown, not_map = cls.WORDS
+        if not data:
+            raise InvalidRequest(none)
+        if len(data) > 1:
+            raise InvalidRequest(several)
+        [(name, value)] = data.items()
+        if name not in cls.model_fields:
+            raise InvalidRequest(unknown.format(name))
+        if value is not None and not isinstance(value, dict):
+            raise InvalidRequest(not_map)
+        return data
 
     def only_action(self) -> tuple[str, BaseModel]:
-        """The single action named, or a 400 with Senlin's wording."""
-        extra = sorted((self.model_extra or {}).keys())
-        if extra:
-            raise InvalidRequest(f"Invalid action {extra[0]} specified")
-        named = sorted(self.model_fields_set)
-        if not named:
-            raise InvalidRequest("No action specified")
-        if len(named) > 1:
-            raise InvalidRequest("Multiple actions specified")
-        name = named[0]
+        """The single action named (the body has exactly one: `_one_action`)."""
+        [name] = sorted(self.model_fields_set)
         body: BaseModel | None = getattr(self, name)
         if body is None:  # `{"scale_in": null}` means the action's defaults, if it has them
             model = next(
@@ -178,8 +284,11 @@ class ClusterActionRequest(OneActionRequest):
     scale_in: ScaleBody | None = None
     resize: ResizeBody | None = None
     del_nodes: DelNodesBody | None = None
+    add_nodes: NodeIdsBody | None = None
+    replace_nodes: ReplaceNodesBody | None = None
     policy_attach: PolicyAttachBody | None = None
     policy_detach: PolicyDetachBody | None = None
+    policy_update: PolicyUpdateBody | None = None
     complete_lifecycle: LifecycleBody | None = None
     heartbeat_lifecycle: LifecycleBody | None = None
 
@@ -331,6 +440,8 @@ class NodePublic(BaseModel):
             created_at=record.created_at,
             updated_at=record.updated_at,
             profile_name=profile_name,
+            role=record.role,
+            metadata=record.metadata_,
         )
 
 
@@ -355,6 +466,13 @@ class MarkUnhealthyRequest(StrictModel):
 
 class NodeActionRequest(OneActionRequest):
     """`POST /v1/nodes/{node_id}/actions`: `check {}` or `recover {...}`."""
+
+    WORDS: ClassVar[tuple[str, str, str, str]] = (
+        "No action specified.",
+        "Multiple actions specified.",
+        "Unrecognized action '{}' specified",
+        "The params provided is not a map.",
+    )
 
     check: EmptyBody | None = None
     recover: RecoverBody | None = None

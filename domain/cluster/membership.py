@@ -39,6 +39,8 @@ MEMBERSHIP_OPERATIONS = frozenset(
         ActionName.CLUSTER_RESIZE,
         ActionName.CLUSTER_DEL_NODES,
         ActionName.NODE_DELETE,
+        ActionName.CLUSTER_ADD_NODES,
+        ActionName.NODE_CREATE,
     }
 )
 #: Removals that pause health checks and fire lifecycle hooks.
@@ -66,6 +68,28 @@ class DelNodesParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     nodes: list[str] = Field(min_length=1, max_length=MAX_CAPACITY)
+    #: `del_nodes` without a deletion policy: destroy the servers (Senlin: false).
+    destroy_after_deletion: bool | None = None
+
+
+class AddNodesParams(BaseModel):
+    """`add_nodes {nodes}`: ids of standalone nodes (the API resolved names)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nodes: list[str] = Field(min_length=1, max_length=MAX_CAPACITY)
+
+
+class NodeCreateParams(BaseModel):
+    """A member created by name (`POST /v1/nodes` with a cluster): the API chose its id."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    node_id: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1, max_length=255)
+    profile_id: str = Field(min_length=1, max_length=64)
+    role: str = Field("", max_length=255)
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class MembershipPlan(BaseModel):
@@ -80,6 +104,8 @@ class MembershipPlan(BaseModel):
     remove: int = 0
     #: Victims the caller named (del_nodes, node delete); else the policy chooses.
     victim_ids: tuple[str, ...] = ()
+    #: Standalone nodes the cluster takes over (add_nodes).
+    joining: tuple[str, ...] = ()
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -117,6 +143,19 @@ def deletion_settings(state: ClusterState) -> DeletionSettings:
     )
 
 
+def removal_settings(
+    state: ClusterState, name: ActionName, params: Mapping[str, Any]
+) -> DeletionSettings:
+    """How an operation's victims are removed: the deletion policy's settings; for
+    `del_nodes` without a policy, Senlin's: the caller's `destroy_after_deletion`,
+    default false (the nodes leave the cluster and live on standalone, servers kept)."""
+    settings = deletion_settings(state)
+    if name == ActionName.CLUSTER_DEL_NODES and _deletion_policy(state) is None:
+        destroy = bool(params.get("destroy_after_deletion", False))
+        settings = settings.model_copy(update={"destroy_after_deletion": destroy})
+    return settings
+
+
 def deletion_criteria(state: ClusterState) -> DeletionCriteria:
     """How victims are chosen after the failed and not-yet-created ones."""
     found = _deletion_policy(state)
@@ -129,6 +168,32 @@ def _deletion_policy(state: ClusterState) -> tuple[str, DeletionPolicyProperties
         if policy.type == PolicyType.DELETION.value and policy.enabled:
             return policy.policy_id, DeletionPolicyProperties.model_validate(policy.properties)
     return None
+
+
+class ReplaceNodesParams(BaseModel):
+    """`replace_nodes {nodes: {member id: standalone node id}}` (the API resolved names)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nodes: dict[str, str] = Field(min_length=1, max_length=MAX_CAPACITY)
+
+
+def plan_replace(state: ClusterState, params: Mapping[str, Any]) -> dict[str, str]:
+    """The members to replace and their replacements, or Senlin's 400."""
+    pairs = _parse(ReplaceNodesParams, params).nodes
+    if len(set(pairs.values())) != len(pairs):
+        raise InvalidRequest("Map contains duplicated values")
+    members = {n.node_id for n in state.nodes}
+    strangers = [old for old in pairs if old not in members]
+    if strangers:
+        raise InvalidRequest(
+            f"The specified nodes {strangers} to be replaced are not members of the "
+            f"cluster {state.spec.cluster_id}."
+        )
+    owned = [new for new in pairs.values() if new in members]
+    if owned:
+        raise InvalidRequest(f"Nodes {owned} already member of a cluster.")
+    return pairs
 
 
 def plan_membership(
@@ -156,6 +221,19 @@ def plan_membership(
         )
     if name in (ActionName.CLUSTER_DEL_NODES, ActionName.NODE_DELETE):
         return _plan_deletion(state, _parse(DelNodesParams, params).nodes)
+    if name == ActionName.NODE_CREATE:
+        _parse(NodeCreateParams, params)
+        desired = state.desired_capacity + 1
+        validate_capacity(desired, spec.min_size, spec.max_size)
+        return MembershipPlan(desired_capacity=desired, add=1, **same)
+    if name == ActionName.CLUSTER_ADD_NODES:
+        joining = tuple(dict.fromkeys(_parse(AddNodesParams, params).nodes))
+        members = [key for key in joining if key in {n.node_id for n in state.nodes}]
+        if members:
+            raise InvalidRequest(f"Nodes {members} already owned by some cluster.")
+        desired = state.desired_capacity + len(joining)
+        validate_capacity(desired, spec.min_size, spec.max_size)
+        return MembershipPlan(desired_capacity=desired, joining=joining, **same)
     raise InvalidRequest(f"{name} does not change the cluster's membership")
 
 

@@ -37,6 +37,9 @@ class NodeState(BaseModel):
     status: NodeStatus = NodeStatus.INIT
     status_reason: str = ""
     data: dict[str, Any] = Field(default_factory=dict)
+    #: Senlin's node `role` and `metadata`: the user's words, kept as given.
+    role: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     updated_at: datetime
 

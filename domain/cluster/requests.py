@@ -49,6 +49,16 @@ class PolicyAttachRequest(BaseModel):
     policy: AttachedPolicy
 
 
+class PolicyUpdateRequest(BaseModel):
+    """`policy_update {policy_id, enabled?}`: a bound policy switched on or off."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    policy_id: str
+    enabled: bool | None = None
+
+
 class PolicyDetachRequest(BaseModel):
     """`policy_detach {policy_id}`."""
 

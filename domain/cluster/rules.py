@@ -11,7 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from domain.actions import ActionName
-from domain.cluster.membership import MEMBERSHIP_OPERATIONS, plan_membership, plan_recover
+from domain.cluster.membership import (
+    MEMBERSHIP_OPERATIONS,
+    plan_membership,
+    plan_recover,
+    plan_replace,
+)
 from domain.cluster.nodes import NodeState, NodeStatus
 from domain.cluster.requests import (
     ClusterOperationRequest,
@@ -19,6 +24,7 @@ from domain.cluster.requests import (
     MarkNodeRequest,
     PolicyAttachRequest,
     PolicyDetachRequest,
+    PolicyUpdateRequest,
 )
 from domain.cluster.state import LOCK_GUARDED, ClusterState, ClusterStatus
 from domain.cluster.update import plan_update
@@ -41,6 +47,8 @@ def ensure_can_run(name: ActionName) -> Callable[[ClusterState, ClusterOperation
             checked_nodes(state, req.params)
         if name == ActionName.CLUSTER_UPDATE:
             plan_update(state, req.params)
+        if name == ActionName.CLUSTER_REPLACE_NODES:
+            plan_replace(state, req.params)
 
     return ensure_can_run_it
 
@@ -90,13 +98,13 @@ def ensure_can_attach(state: ClusterState, req: PolicyAttachRequest) -> None:
             )
 
 
-def ensure_can_detach(state: ClusterState, req: PolicyDetachRequest) -> None:
-    """Unbind a policy: it is bound and the cluster idle."""
+def ensure_can_detach(state: ClusterState, req: PolicyDetachRequest | PolicyUpdateRequest) -> None:
+    """Unbind (or update the binding of) a policy: it is bound and the cluster idle."""
     _ensure_cluster_idle(state)
     if not any(p.policy_id == req.policy_id for p in state.policies):
         raise InvalidRequest(
             f"The policy '{req.policy_id}' is not attached to the specified cluster "
-            f"'{state.spec.name}'."
+            f"'{state.spec.cluster_id}'."
         )
 
 

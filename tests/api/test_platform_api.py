@@ -191,7 +191,8 @@ async def test_temporal_unreachable_is_503_not_500(api: httpx.AsyncClient) -> No
     [
         ({}, "No action specified"),
         ({"check": {}, "lock": {}}, "Multiple actions specified"),
-        ({"explode": {}}, "Invalid action explode specified"),
+        ({"explode": {}}, "Unrecognized action 'explode' specified"),
+        ({"check": []}, "The data provided is not a map"),
     ],
 )
 async def test_cluster_action_body_rules(

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,9 @@ from config.temporal_client import warden_data_converter
 from domain.cloud_objects import CloudAction
 from domain.cluster.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
 from domain.cluster.lifecycle import HookDelivery, HookDeliveryResult
+from domain.cluster.nodes import NodeState
 from domain.cluster.requests import ClusterOperationRequest, OperationAccepted
+from domain.cluster.standalone import StandaloneNode
 from domain.cluster.state import ClusterSpec, ClusterState
 from domain.projection import NodeRemoval
 from domain.servers import LockServerRequest, ServerInfo, ServerRequest, ServerStatuses
@@ -46,6 +48,7 @@ from tests.support.temporal import SERVER_STARTUP, binary, register_search_attri
 from worker.registry import WORKFLOWS
 from worker.runner import workflow_runner_for
 from workflows.cluster.workflow import ClusterInput
+from workflows.node.messages import NodeInput
 from workflows.search_attributes import warden_attributes
 
 PROFILE = {
@@ -318,6 +321,33 @@ class Harness:
         self.started.append(handle.id)
         await self.action_ends(action_id)
         return handle, cluster_id
+
+    async def create_node(self, name: str = "solo") -> tuple[WorkflowHandle[object, object], str]:
+        """A standalone node (`POST /v1/nodes` without a cluster), once its create ended."""
+        node_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
+        now = datetime.now(UTC)
+        node = NodeState(
+            node_id=node_id, name=name, index=-1, profile_id="prof", created_at=now, updated_at=now
+        )
+        start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
+            "NodeWorkflow",
+            NodeInput(state=StandaloneNode(project_id="p1", profile=PROFILE, node=node)),
+            id=f"node:{node_id}",
+            task_queue=self.task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            search_attributes=warden_attributes("p1", "node", node_id, "INIT"),
+        )
+        await self.env.client.execute_update_with_start_workflow(
+            "create",
+            ClusterOperationRequest(action_id=action_id),
+            start_workflow_operation=start,
+            id=action_id,
+            result_type=OperationAccepted,
+        )
+        handle = self.env.client.get_workflow_handle(f"node:{node_id}")
+        self.started.append(handle.id)
+        await self.action_ends(action_id)
+        return handle, node_id
 
     async def update(
         self, handle: WorkflowHandle[object, object], name: str, req: Any

@@ -13,11 +13,12 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionName
-    from domain.cluster.membership import deletion_settings, plan_recover
+    from domain.cluster.membership import deletion_settings, plan_recover, removal_settings
     from domain.cluster.nodes import NodeState
     from domain.cluster.rules import checked_nodes
     from domain.cluster.state import ClusterState, RunningOperation
     from domain.cluster.update import UpdatePlan
+    from workflows.cluster.add_nodes import AddNodesInput, ClusterAddNodesWorkflow
     from workflows.cluster.operations import (
         ClusterCheckWorkflow,
         ClusterCreateWorkflow,
@@ -25,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
         NodesOperationInput,
     )
     from workflows.cluster.recovery import ClusterRecoverInput, ClusterRecoverWorkflow
+    from workflows.cluster.replace_nodes import ClusterReplaceNodesWorkflow, ReplaceNodesInput
     from workflows.cluster.scale_in import ScaleInInput, ScaleInWorkflow
     from workflows.cluster.update import ClusterUpdateInput, ClusterUpdateWorkflow
 
@@ -38,6 +40,7 @@ _SUMMARY = {
     ActionName.CLUSTER_RESIZE: "resize cluster {name}: {n} node(s) to {verb}",
     ActionName.CLUSTER_DEL_NODES: "delete {n} node(s) of cluster {name}",
     ActionName.NODE_DELETE: "delete node {node} of cluster {name}",
+    ActionName.NODE_CREATE: "create node {node} in cluster {name}",
     ActionName.CLUSTER_RECOVER: "recover {n} node(s) of cluster {name}",
 }
 
@@ -69,6 +72,21 @@ def child_for(state: ClusterState, op: RunningOperation, ctx: ClusterContext) ->
     """The child that carries out `op`, or None when there is nothing to run
     (e.g. a resize that only changed the size bounds, a recover with nothing to do)."""
     base = _nodes_input(state, op)
+    if op.name == ActionName.CLUSTER_ADD_NODES:
+        summary = f"add {len(op.params.get('nodes', []))} node(s) to cluster {state.spec.name}"
+        return ChildPlan(ClusterAddNodesWorkflow.run, _joins(state, op, base), summary)
+    if op.name == ActionName.CLUSTER_REPLACE_NODES:
+        leave = _scale_in_input(state, op, ctx)
+        # Senlin's NODE_LEAVE: a replaced member keeps its server, standalone.
+        keep = leave.deletion.model_copy(update={"destroy_after_deletion": False})
+        replacing = {str(k): str(v) for k, v in op.params.get("replacing", {}).items()}
+        replace = ReplaceNodesInput(
+            join=_joins(state, op, base),
+            leave=leave.model_copy(update={"deletion": keep}),
+            replacing=replacing,
+        )
+        summary = f"replace {len(replacing)} node(s) of cluster {state.spec.name}"
+        return ChildPlan(ClusterReplaceNodesWorkflow.run, replace, summary)
     if op.victim_ids:
         victims = nodes_of(state, op.victim_ids)
         return ChildPlan(
@@ -94,6 +112,15 @@ def child_for(state: ClusterState, op: RunningOperation, ctx: ClusterContext) ->
     if op.name == ActionName.CLUSTER_DELETE:
         return ChildPlan(ClusterDeleteWorkflow.run, base, _summary(state, op, state.nodes))
     return None
+
+
+def _joins(state: ClusterState, op: RunningOperation, base: NodesOperationInput) -> AddNodesInput:
+    """The standalone nodes an operation takes over, at the indexes reserved for them."""
+    return AddNodesInput(
+        base=base.model_copy(update={"nodes": []}),
+        node_ids=[str(n) for n in op.params.get("nodes", [])],
+        first_index=int(op.params.get("first_index", state.next_index)),
+    )
 
 
 def _nodes_input(state: ClusterState, op: RunningOperation) -> NodesOperationInput:
@@ -173,9 +200,10 @@ def _scale_in_input(state: ClusterState, op: RunningOperation, ctx: ClusterConte
         action_id=op.action_id,
         action_name=op.name,
         victims=nodes_of(state, op.victim_ids),
-        deletion=deletion_settings(state),
+        deletion=removal_settings(state, op.name, op.params),
         complete_url=_complete_url(ctx, spec.cluster_id),
         server_poll_interval_s=ctx.server_poll_interval_s,
+        profile=state.profile,
     )
 
 

@@ -18,6 +18,7 @@ from domain.cluster.requests import (
     OperationAccepted,
     PolicyAttachRequest,
     PolicyDetachRequest,
+    PolicyUpdateRequest,
 )
 from domain.cluster.rules import (
     ensure_can_attach,
@@ -94,6 +95,19 @@ class ClusterOperations:
     del_nodes: Final = _child(
         "del_nodes", ActionName.CLUSTER_DEL_NODES, "Remove the named nodes (hooks fire)."
     )
+    replace_nodes: Final = _child(
+        "replace_nodes", ActionName.CLUSTER_REPLACE_NODES,
+        "Swap members for standalone nodes (`params['nodes']`: {member: standalone}); "
+        "the members leave and live on standalone.",
+    )  # fmt: skip
+    create_node: Final = _child(
+        "create_node", ActionName.NODE_CREATE,
+        "Add one node named by the caller (`POST /v1/nodes` with a `cluster_id`).",
+    )  # fmt: skip
+    add_nodes: Final = _child(
+        "add_nodes", ActionName.CLUSTER_ADD_NODES,
+        "Take over the standalone nodes in `params['nodes']` (Senlin's add_nodes).",
+    )  # fmt: skip
     delete_node: Final = _child(
         "delete_node", ActionName.NODE_DELETE,
         "Remove one node: `DELETE /v1/nodes/{node_id}` (hooks fire).",
@@ -110,6 +124,12 @@ class ClusterOperations:
     policy_detach: Final = Operation(
         "policy_detach", ActionName.CLUSTER_DETACH_POLICY, PolicyDetachRequest, OperationAccepted,
         ensure_can_detach, child=False, doc="Unbind a policy.",
+    )  # fmt: skip
+    policy_update: Final = Operation(
+        "policy_update", ActionName.CLUSTER_UPDATE_POLICY, PolicyUpdateRequest,
+        OperationAccepted, ensure_can_detach, child=False,
+        doc="Switch a bound policy on or off (`enabled`); a health policy starts or stops "
+        "its manager with it.",
     )  # fmt: skip
     mark_unhealthy: Final = Operation(
         "mark_unhealthy", "NODE_MARK_UNHEALTHY", MarkNodeRequest, OperationAccepted,

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
+from typing import Any
 
 from pydantic import BaseModel
 from temporalio import workflow
-from temporalio.common import RetryPolicy
+from temporalio.common import RetryPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, FailureError
-from temporalio.workflow import ActivityHandle
+from temporalio.workflow import ActivityHandle, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.hooks import HookActivities
@@ -30,8 +31,10 @@ with workflow.unsafe.imports_passed_through():
         LifecycleNote,
     )
     from domain.cluster.nodes import NodeState, NodeStatus
+    from domain.cluster.standalone import NO_CLUSTER, StandaloneNode
     from domain.events import Event, EventLevel, node_event
     from domain.projection import ChangeSet, NodeRemoval
+    from workflows import ids
     from workflows.cluster.lifecycle_messages import (
         COMPLETE_LIFECYCLE,
         HEARTBEAT_LIFECYCLE,
@@ -44,7 +47,8 @@ with workflow.unsafe.imports_passed_through():
         with_status,
     )
     from workflows.entity import failure_reason, record
-    from workflows.search_attributes import set_status, show_final_status
+    from workflows.node.messages import NODE_WORKFLOW, NodeInput
+    from workflows.search_attributes import set_status, show_final_status, warden_attributes
 
 #: Webhooks are retried with backoff until the hook's deadline.
 HOOK_RETRY = RetryPolicy(
@@ -95,6 +99,9 @@ class NodeDeletionInput(BaseModel):
     wait: bool
     #: Which revision of this workflow's code started it (see `VICTIM_REVISION`).
     revision: int = 0
+    #: The cluster's profile spec; with it, a node removed without destroying its server
+    #: lives on standalone (Senlin's orphan node), else its row is deleted.
+    profile: dict[str, Any] | None = None
 
 
 class NodeDeletionResult(BaseModel):
@@ -351,6 +358,8 @@ class NodeDeletionWorkflow:
     async def _remove(self) -> NodeDeletionResult:
         inp, node = self.inp, self.inp.node
         destroy = inp.deletion.destroy_after_deletion
+        if not destroy and inp.profile is not None:
+            return await self._leave()
         done = (
             f"Node deleted ({self.outcome})"
             if destroy
@@ -381,6 +390,43 @@ class NodeDeletionWorkflow:
             )
         except ActivityError as err:
             return await self._removal_failed(failure_reason(err))
+        return NodeDeletionResult(node_id=node.node_id, removed=True, outcome=self.outcome)
+
+    async def _leave(self) -> NodeDeletionResult:
+        """The node leaves the cluster and lives on standalone, its server kept: its own
+        entity workflow (abandoned by this one) owns it from now on."""
+        inp = self.inp
+        assert inp.profile is not None
+        node = inp.node.model_copy(update={"index": -1, "updated_at": workflow.now()})
+        if node.status == NodeStatus.DELETING:
+            node = node.model_copy(update={"status": NodeStatus.ACTIVE, "status_reason": ""})
+        done = f"Node removed from cluster, kept as a standalone node ({self.outcome})"
+        workflow.set_current_details(f"Node **{node.name}** leaves its cluster ({self.outcome})")
+        self._event("NODE_LEAVE", done, EventLevel.INFO, status=node.status.value)
+        standalone = StandaloneNode(
+            project_id=inp.project_id, profile=inp.profile, node=node, created=True
+        )
+        await workflow.start_child_workflow(
+            NODE_WORKFLOW,
+            NodeInput(state=standalone),
+            id=ids.node(node.node_id),
+            static_summary=f"node {node.name}",
+            static_details=f"Standalone node `{node.node_id}` of project `{inp.project_id}` "
+            f"(left cluster `{inp.cluster_id}`)",
+            search_attributes=warden_attributes(
+                inp.project_id, "node", node.node_id, node.status.value
+            ),
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        )
+        await record(
+            ChangeSet(
+                nodes=[node_snapshot(inp.project_id, NO_CLUSTER, node)],
+                actions=[self._action(ActionStatus.SUCCEEDED, done, outputs=self._outputs())],
+                events=self.notes,
+            ),
+            summary=f"node {node.name} left the cluster",
+        )
         return NodeDeletionResult(node_id=node.node_id, removed=True, outcome=self.outcome)
 
     async def _removal_failed(self, reason: str) -> NodeDeletionResult:

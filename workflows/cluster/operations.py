@@ -76,6 +76,8 @@ def node_snapshot(project_id: str, cluster_id: str, node: NodeState) -> NodeSnap
         status=node.status.value,
         status_reason=node.status_reason,
         data=node.data,
+        role=node.role,
+        metadata=node.metadata,
         created_at=node.created_at,
         updated_at=node.updated_at,
     )

@@ -82,6 +82,9 @@ class ScaleInInput(BaseModel):
     stage: str = ""
     #: Victims one run handles itself (more are split into shards of this size).
     shard_size: int = Field(SHARD_SIZE, ge=1)
+    #: The cluster's profile spec: a node removed without destroying its server lives
+    #: on as a standalone node on it (None: inputs from before, the node row goes).
+    profile: dict[str, Any] | None = None
     #: Set on shard children of a staggered run: tell the parent once every victim of
     #: this shard has started (`ScaleInWorkflow.shard_started`).
     report_started: bool = False
@@ -255,6 +258,7 @@ class ScaleInWorkflow:
                 complete_url=inp.complete_url,
                 wait=wait,
                 revision=VICTIM_REVISION,
+                profile=inp.profile,
             ),
             id=ids.node_deletion(token),
             static_summary=f"delete node {node.name} of cluster {inp.cluster_name}",

@@ -20,9 +20,11 @@ with workflow.unsafe.imports_passed_through():
     from domain.cluster import transitions
     from domain.cluster.membership import (
         MEMBERSHIP_OPERATIONS,
+        NodeCreateParams,
         choose_victims,
         health_policy,
         plan_membership,
+        plan_replace,
     )
     from domain.cluster.nodes import NodeState, node_name
     from domain.cluster.policies.specs import PolicyType
@@ -33,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         OperationAccepted,
         PolicyAttachRequest,
         PolicyDetachRequest,
+        PolicyUpdateRequest,
     )
     from domain.cluster.state import RUNNING_STATUS, ClusterState, RunningOperation
     from domain.cluster.transitions import mark_node
@@ -127,6 +130,32 @@ class ClusterSpine(ClusterHealthLink):
             await self._signal_health("stop")
         return accepted
 
+    async def rebind(self, op: ClusterOp, req: PolicyUpdateRequest) -> OperationAccepted:
+        """Switch a bound policy on or off; the health manager follows its policy."""
+        was_watched = health_policy(self.state) is not None
+
+        def rebound() -> ClusterState:
+            policies = [
+                p.model_copy(update={"enabled": req.enabled})
+                if p.policy_id == req.policy_id and req.enabled is not None
+                else p
+                for p in self.state.policies
+            ]
+            return self.state.model_copy(update={"policies": policies})
+
+        accepted = await self._inline(
+            op, req, rebound, {"policy_id": req.policy_id, "enabled": req.enabled}
+        )
+        watched = next(
+            (p for p in self.state.policies if p.type == PolicyType.HEALTH.value and p.enabled),
+            None,
+        )
+        if was_watched and watched is None:
+            await self._signal_health("stop")
+        elif watched is not None and not was_watched:
+            await self._start_health_manager(watched)
+        return accepted
+
     async def mark(self, op: ClusterOp, req: MarkNodeRequest) -> OperationAccepted:
         """Mark a node unhealthy (ERROR; first victim of the next scale-in) or clear it."""
 
@@ -159,6 +188,8 @@ class ClusterSpine(ClusterHealthLink):
             return op.model_copy(update={"params": dict(req.params)})
         if op.name == ActionName.CLUSTER_UPDATE:
             return self._plan_update(op, req)
+        if op.name == ActionName.CLUSTER_REPLACE_NODES:
+            return self._plan_replace(op, req)
         return op
 
     def _plan_create(self, op: RunningOperation) -> RunningOperation:
@@ -181,6 +212,16 @@ class ClusterSpine(ClusterHealthLink):
         plan = plan_membership(self.state, op.name, req.params)
         victims = choose_victims(self.state, plan, workflow.random())
         nodes = self._new_nodes(plan.add)
+        if op.name == ActionName.NODE_CREATE:  # named by the caller, its id chosen by the API
+            named = NodeCreateParams.model_validate(req.params)
+            nodes = [
+                n.model_copy(
+                    update=named.model_dump(
+                        include={"node_id", "name", "role", "metadata", "profile_id"}
+                    )
+                )
+                for n in nodes
+            ]
         spec = self.state.spec.model_copy(
             update={"min_size": plan.min_size, "max_size": plan.max_size}
         )
@@ -192,9 +233,34 @@ class ClusterSpine(ClusterHealthLink):
                 "next_index": self.state.next_index + len(nodes),
             }
         )
+        if plan.joining:  # one name index reserved per node taken over
+            params = {"nodes": list(plan.joining), "first_index": self.state.next_index}
+            self.state = self.state.model_copy(
+                update={"next_index": self.state.next_index + len(plan.joining)}
+            )
+            return op.model_copy(update={"params": params})
+        kept = dict(req.params) if op.name == ActionName.CLUSTER_DEL_NODES else op.params
         return op.model_copy(
-            update={"new_node_ids": tuple(n.node_id for n in nodes), "victim_ids": tuple(victims)}
+            update={
+                "new_node_ids": tuple(n.node_id for n in nodes),
+                "victim_ids": tuple(victims),
+                "params": kept,
+            }
         )
+
+    def _plan_replace(self, op: RunningOperation, req: ClusterOperationRequest) -> RunningOperation:
+        """The members leaving and, in the same order, the nodes taking their place (one
+        name index reserved each)."""
+        pairs = plan_replace(self.state, req.params)
+        params = {
+            "nodes": list(pairs.values()),
+            "first_index": self.state.next_index,
+            "replacing": pairs,
+        }
+        self.state = self.state.model_copy(
+            update={"next_index": self.state.next_index + len(pairs)}
+        )
+        return op.model_copy(update={"victim_ids": tuple(pairs), "params": params})
 
     def _plan_update(self, op: RunningOperation, req: ClusterOperationRequest) -> RunningOperation:
         """Batches decided now (replay-safe); one name index reserved per replacement."""
@@ -257,6 +323,11 @@ class ClusterSpine(ClusterHealthLink):
         if result is not None:
             ok, reason = ok and not result.error, reason or result.error
             nodes = self._merged(result)
+        if op.name == ActionName.CLUSTER_ADD_NODES and result is not None:
+            # The size grew by every node asked for at accept; keep only those that joined.
+            refused = len(op.params.get("nodes", [])) - len(result.nodes)
+            desired = max(0, self.state.desired_capacity - refused)
+            self.state = self.state.model_copy(update={"desired_capacity": desired})
         self.state = transitions.finished(self.state, op.name, ok, reason, nodes)
         if ok and op.name == ActionName.CLUSTER_UPDATE:
             plan = UpdatePlan.model_validate(op.params)

@@ -1,0 +1,233 @@
+"""`/v1/nodes`: cluster members and standalone nodes (reads from the projection, writes
+via the owning workflow: the node's cluster, or the standalone node's own)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response, status
+from sqlmodel import Session
+
+from api.auth import CallerDep, WriterDep
+from api.cluster_service import find_cluster, new_action_id, send_cluster_update
+from api.deps import DbDep, TemporalDep
+from api.node_service import create_node, find_node, is_standalone, send_node_update
+from api.paths import NodeId
+from api.routers.clusters import action_location
+from api.schemas.actions import ActionAccepted
+from api.schemas.clusters import NodeActionRequest, NodeEnvelope, NodeList, NodePublic
+from api.schemas.common import ERROR_RESPONSES
+from api.schemas.nodes import NodeCreate, NodePatch
+from api.senlin_lists import NodesQuery, filter_and_page
+from domain.cluster.requests import ClusterOperationRequest, MarkNodeRequest, OperationAccepted
+from domain.cluster.standalone import NodeUpdateRequest
+from domain.errors import InvalidRequest, NotFound
+from store.clusters import ClusterRecord, NodeRecord, get_cluster, get_node, list_nodes
+from store.profiles import list_profiles
+from workflows.cluster.messages import ClusterOperations as ClusterOps
+from workflows.node.messages import NodeOperations as NodeOps
+
+router = APIRouter(prefix="/v1", tags=["nodes"], responses=ERROR_RESPONSES)
+
+#: Senlin's node action keys and their operation, on a member's cluster.
+_MEMBER_ACTIONS = {"check": ClusterOps.check_node, "recover": ClusterOps.recover}
+#: The same on a standalone node.
+_STANDALONE_ACTIONS = {"check": NodeOps.check, "recover": NodeOps.recover}
+
+
+def _node_views(
+    session: Session, project_id: str, cluster_id: str | None, node_id: str | None = None
+) -> list[NodePublic]:
+    names = {p.id: p.name for p in list_profiles(session, project_id, limit=10_000)}
+    if node_id is not None:
+        found = get_node(session, project_id, node_id)
+        records = [found] if found else []
+    else:
+        records = list_nodes(session, project_id, cluster_id=cluster_id)
+    return [NodePublic.of(r, names.get(r.profile_id, "")) for r in records]
+
+
+async def _view(db: DbDep, caller: CallerDep, node_id: str) -> NodePublic:
+    found = await db.run(_node_views, caller.project_id, None, node_id)
+    if not found:
+        raise NotFound(f"The node '{node_id}' could not be found.")
+    view: NodePublic = found[0]
+    return view
+
+
+def _accepted_node(
+    request: Request, response: Response, accepted: OperationAccepted, node: NodePublic
+) -> NodeEnvelope:
+    response.headers["Location"] = action_location(request, accepted.action_id)
+    return NodeEnvelope(node=node)
+
+
+def _accepted(request: Request, response: Response, accepted: OperationAccepted) -> ActionAccepted:
+    response.headers["Location"] = action_location(request, accepted.action_id)
+    return ActionAccepted(action=accepted.action_id)
+
+
+@router.post("/nodes", status_code=status.HTTP_202_ACCEPTED, response_model=NodeEnvelope)
+async def create_node_route(
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    body: NodeCreate,
+    http_request: Request,
+    response: Response,
+) -> NodeEnvelope:
+    """A standalone node, or with `cluster_id` a new member of that cluster (202; the
+    action in `Location` says when its server is ACTIVE)."""
+    node_id, accepted = await create_node(db, temporal, caller, body.node)
+    return _accepted_node(http_request, response, accepted, await _view(db, caller, node_id))
+
+
+@router.get("/nodes", response_model=NodeList)
+async def list_nodes_route(
+    query: NodesQuery,
+    caller: CallerDep,
+    db: DbDep,
+    cluster_id: Annotated[str | None, Query(max_length=64)] = None,
+) -> NodeList:
+    """Nodes of the caller's project, optionally of one cluster (by id, name or short
+    id; an unknown one is Senlin's 400)."""
+    if cluster_id:
+        found: ClusterRecord | None = await db.run(get_cluster, caller.project_id, cluster_id)
+        if found is None:
+            raise InvalidRequest(f"Cannot find the given cluster: {cluster_id}.")
+        cluster_id = found.id
+    views = await db.run(_node_views, caller.project_id, cluster_id)
+    query.filters.pop("cluster_id", None)
+    return NodeList(nodes=filter_and_page(views, query))
+
+
+@router.get("/nodes/{node_id}", response_model=NodeEnvelope)
+async def get_node_route(caller: CallerDep, db: DbDep, node_id: NodeId) -> NodeEnvelope:
+    """One node by id, unique name or short id."""
+    return NodeEnvelope(node=await _view(db, caller, node_id))
+
+
+@router.delete(
+    "/nodes/{node_id}",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_class=Response,
+    responses={202: {"description": "Accepted: the action is in `Location` (no body)"}},
+)
+async def delete_node_route(
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    node_id: NodeId,
+    http_request: Request,
+) -> Response:
+    """Delete a standalone node, or remove a member from its cluster (lifecycle hooks
+    fire; 409 while busy or locked). 202 with no body, as Senlin answers; the action is
+    in `Location`."""
+    node = await find_node(db, caller, node_id)
+    if is_standalone(node):
+        request = ClusterOperationRequest(action_id=new_action_id())
+        accepted = await send_node_update(temporal, node, NodeOps.delete, request)
+    else:
+        cluster = await find_cluster(db, caller, node.cluster_id)
+        request = ClusterOperationRequest(action_id=new_action_id(), params={"nodes": [node.id]})
+        accepted = await send_cluster_update(temporal, cluster, ClusterOps.delete_node, request)
+    location = action_location(http_request, accepted.action_id)
+    return Response(status_code=status.HTTP_202_ACCEPTED, headers={"Location": location})
+
+
+@router.post(
+    "/nodes/{node_id}/actions",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=ActionAccepted,
+)
+async def node_action_route(
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    node_id: NodeId,
+    body: NodeActionRequest,
+    http_request: Request,
+    response: Response,
+) -> ActionAccepted:
+    """`check {}` (this node's status, from the cloud) or `recover {operation?, …}`."""
+    name, params = body.only_action()
+    node = await find_node(db, caller, node_id)
+    given = params.model_dump(exclude_none=True)
+    if is_standalone(node):
+        request = ClusterOperationRequest(action_id=new_action_id(), params=given)
+        accepted = await send_node_update(temporal, node, _STANDALONE_ACTIONS[name], request)
+        return _accepted(http_request, response, accepted)
+    cluster = await find_cluster(db, caller, node.cluster_id)
+    request = ClusterOperationRequest(
+        action_id=new_action_id(), params={**given, "nodes": [node.id]}
+    )
+    accepted = await send_cluster_update(temporal, cluster, _MEMBER_ACTIONS[name], request)
+    return _accepted(http_request, response, accepted)
+
+
+@router.patch("/nodes/{node_id}", response_model=NodeEnvelope)
+async def patch_node_route(
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    node_id: NodeId,
+    body: NodePatch,
+    http_request: Request,
+    response: Response,
+) -> NodeEnvelope:
+    """Senlin's update `{"node": {name?, role?, metadata?, tainted?}}` (202 and the
+    action), or Warden's mark `{"mark_unhealthy": bool}` (200): ERROR, and the first
+    victim of the next scale-in, or the mark cleared."""
+    node = await find_node(db, caller, node_id)
+    if body.node is None:
+        assert body.mark_unhealthy is not None  # NodePatch allows one form or the other
+        await _mark(db, caller, temporal, node, body.mark_unhealthy, body.status_reason)
+        return NodeEnvelope(node=await _view(db, caller, node.id))
+    changes = body.node
+    if changes.profile_id is not None:
+        raise InvalidRequest(
+            "profile_id: a node's profile is changed by updating its cluster's profile "
+            "(PATCH /v1/clusters/{id}); a node update of the profile is not supported."
+        )
+    if not is_standalone(node):
+        if changes.name is not None or changes.role is not None or changes.metadata is not None:
+            raise InvalidRequest(
+                "name, role, metadata: a cluster member's are not updated (Warden names "
+                "members after their cluster); only `tainted` is."
+            )
+        if changes.tainted is None:
+            raise InvalidRequest("No property needs an update.")
+        accepted = await _mark(db, caller, temporal, node, changes.tainted, "")
+    else:
+        update = NodeUpdateRequest(
+            action_id=new_action_id(),
+            name=changes.name,
+            role=changes.role,
+            metadata=changes.metadata,
+            tainted=changes.tainted,
+        )
+        accepted = await send_node_update(temporal, node, NodeOps.update, update)
+    response.status_code = status.HTTP_202_ACCEPTED
+    return _accepted_node(http_request, response, accepted, await _view(db, caller, node.id))
+
+
+async def _mark(
+    db: DbDep,
+    caller: CallerDep,
+    temporal: TemporalDep,
+    node: NodeRecord,
+    unhealthy: bool,
+    reason: str,
+) -> OperationAccepted:
+    if is_standalone(node):
+        raise InvalidRequest(
+            "A standalone node is in no cluster: there is no scale-in to mark it for."
+        )
+    cluster = await find_cluster(db, caller, node.cluster_id)
+    request = MarkNodeRequest(
+        action_id=new_action_id(),
+        node_id=node.id,
+        mark_unhealthy=unhealthy,
+        status_reason=reason,
+    )
+    return await send_cluster_update(temporal, cluster, ClusterOps.mark_unhealthy, request)

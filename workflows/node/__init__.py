@@ -1,0 +1,1 @@
+"""The entity workflow of a standalone node (Senlin's orphan node)."""
