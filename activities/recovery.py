@@ -125,6 +125,16 @@ class RecoveryActivities:
             lambda s: s.status.upper() == "ACTIVE" or s.task_state == "powering-on",
         )
 
+    @activity.defn(name="stop_server")
+    async def stop_server(self, physical_id: str) -> None:
+        """Power a server off (Senlin's `stop` operation); one already SHUTOFF or powering
+        off is fine."""
+        await self._act(
+            physical_id,
+            self._compute.stop(physical_id),
+            lambda s: s.status.upper() == "SHUTOFF" or s.task_state == "powering-off",
+        )
+
     @activity.defn(name="unpause_server")
     async def unpause_server(self, physical_id: str) -> None:
         """Unpause a server; one that is already ACTIVE or unpausing is fine."""

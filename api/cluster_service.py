@@ -30,7 +30,7 @@ from domain.cluster.requests import (
 )
 from domain.cluster.scaling import validate_capacity
 from domain.cluster.state import AttachedPolicy, ClusterSpec, ClusterState
-from domain.errors import InvalidRequest, NotFound
+from domain.errors import InvalidRequest, MultipleChoices, NotFound
 from store.clusters import ClusterRecord, NodeRecord, get_cluster, get_node
 from store.policies import PolicyRecord, get_policy
 from store.profiles import ProfileRecord, get_profile
@@ -60,6 +60,8 @@ async def create_cluster(
         min_size=body.min_size,
         max_size=body.max_size,
         metadata=body.metadata,
+        config=body.config or {},
+        timeout=body.timeout,
     )
     client = await temporal.client()
     start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
@@ -166,16 +168,36 @@ def parse_stored_policy(spec: dict[str, Any]) -> ParsedPolicy:
 
 
 async def update_request(
-    db: Database, caller: Caller, body: ClusterUpdateBody
+    db: Database, caller: Caller, cluster: ClusterRecord, body: ClusterUpdateBody
 ) -> ClusterOperationRequest:
-    """The new profile, resolved and sent with its spec (400 when none or unknown)."""
+    """The new profile, resolved and sent with its spec; Senlin's 400 when it is unknown
+    or of another type (checked here, before any other property of the update changes)."""
     if body.profile_id is None:
-        raise InvalidRequest("cluster.profile_id: required (Warden updates a cluster's profile)")
+        raise InvalidRequest("cluster.profile_id: required")
     profile: ProfileRecord | None = await db.run(get_profile, caller.project_id, body.profile_id)
     if profile is None:
         raise InvalidRequest(f"The specified profile '{body.profile_id}' could not be found.")
-    params = {"profile_id": profile.id, "profile": profile.spec, "profile_name": profile.name}
+    current = await db.run(get_profile, caller.project_id, cluster.profile_id)
+    if current is not None and versioned_type(current) != versioned_type(profile):
+        raise InvalidRequest(
+            "Cannot update a cluster to a different profile type, operation aborted."
+        )
+    params = {
+        "profile_id": profile.id,
+        "profile": profile.spec,
+        "profile_name": profile.name,
+        "profile_only": bool(body.profile_only),
+    }
     return ClusterOperationRequest(action_id=new_action_id(), params=params)
+
+
+async def _node_or_none(db: Database, caller: Caller, key: str) -> NodeRecord | None:
+    """The node a key names; None when none or several do (Senlin's "not found")."""
+    try:
+        found: NodeRecord | None = await db.run(get_node, caller.project_id, key)
+    except MultipleChoices:
+        return None
+    return found
 
 
 async def _nodes_by_key(
@@ -185,7 +207,7 @@ async def _nodes_by_key(
     found: list[NodeRecord] = []
     missing: list[str] = []
     for key in keys:
-        node: NodeRecord | None = await db.run(get_node, caller.project_id, key)
+        node = await _node_or_none(db, caller, key)
         if node is None:
             missing.append(key)
         else:
@@ -252,11 +274,11 @@ async def replace_nodes_request(
     inactive: list[str] = []
     unmatched: list[str] = []
     for old_key, new_key in pairs.items():
-        old: NodeRecord | None = await db.run(get_node, caller.project_id, old_key)
+        old = await _node_or_none(db, caller, old_key)
         if old is None:
             old_missing.append(old_key)
             continue
-        new: NodeRecord | None = await db.run(get_node, caller.project_id, new_key)
+        new = await _node_or_none(db, caller, new_key)
         if new is None:
             new_missing.append(new_key)
             continue
@@ -286,4 +308,9 @@ async def replace_nodes_request(
 
 def type_of(profile: ProfileRecord | None) -> str:
     """`os.nova.server` of a profile (its type without the version)."""
-    return (profile.type if profile else "").rsplit("-", 1)[0]
+    return profile.type if profile else ""
+
+
+def versioned_type(profile: ProfileRecord | None) -> str:
+    """`os.nova.server-1.0` of a profile, as Senlin names a profile type."""
+    return f"{profile.type}-{profile.version}" if profile else ""

@@ -37,6 +37,8 @@ class ListRules:
     sort_keys: tuple[str, ...]
     #: The values `status` may take (None: the list has no status filter).
     statuses: tuple[str, ...] | None = None
+    #: The values `level` may take (events; None: no such filter).
+    levels: tuple[str, ...] | None = None
     #: Boolean filters (a cluster's policies: `enabled`).
     flags: tuple[str, ...] = ()
     #: Whether it pages (`limit`, `marker`, `global_project`); a cluster's policies do not.
@@ -119,9 +121,10 @@ def parse_list_query(
     for key in rules.flags:
         if key in single:
             filters[key] = [parse_bool(key, single[key])]
-    statuses = filters.get("status")
-    if statuses and rules.statuses is not None and any(s not in rules.statuses for s in statuses):
-        raise InvalidRequest(f"Field value {statuses!r} is invalid")
+    for key, choices in (("status", rules.statuses), ("level", rules.levels)):
+        given = filters.get(key)
+        if given and choices is not None and any(v not in choices for v in given):
+            raise InvalidRequest(f"Field value {given!r} is invalid")
     return ListQuery(
         filters=filters,
         limit=_limit(single["limit"]) if "limit" in single else None,
@@ -224,13 +227,17 @@ EVENTS: Final = ListRules(
     sort_keys=(
         "timestamp", "level", "otype", "oname", "action", "status", "oid", "cluster_id",
     ),
+    # Senlin's names, and Warden's WARNING (its events' level) beside Senlin's WARN.
+    levels=("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG"),
 )  # fmt: skip
 CLUSTER_POLICIES: Final = ListRules(
     filters=("policy_name", "policy_type"), sort_keys=("enabled",), flags=("enabled",), paged=False
 )
 
 WARDEN_EVENTS: Final = ListRules(
-    filters=(*EVENTS.filters, "obj_id", "obj_type", "action_id"), sort_keys=EVENTS.sort_keys
+    filters=(*EVENTS.filters, "obj_id", "obj_type", "action_id"),
+    sort_keys=EVENTS.sort_keys,
+    levels=EVENTS.levels,
 )
 """Senlin's event filters, and Warden's own names for three of them."""
 

@@ -118,3 +118,12 @@ def install_clustering(app: FastAPI) -> None:
     """Serve Senlin's version documents and its API below `/cluster` too."""
     app.include_router(clustering_routes.router)
     app.add_middleware(ClusteringApi)
+
+
+def require_version(headers: Headers, minimum: tuple[int, int]) -> None:
+    """Senlin's 400 for a method newer than the microversion the request asks for."""
+    asked = requested_version(headers)
+    if asked < minimum:
+        raise InvalidRequest(
+            f"API version '{asked[0]}.{asked[1]}' is not supported on this method."
+        )

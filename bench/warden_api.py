@@ -28,13 +28,14 @@ CREATE_TIMEOUT_S = 3600
 
 
 def ok(response: httpx.Response, expected: int) -> dict[str, Any]:
-    """The body of an answer with the `expected` status; anything else fails the run."""
+    """The body of an answer with the `expected` status ({} when it has none, as a
+    delete's 202); anything else fails the run."""
     if response.status_code != expected:
         raise RuntimeError(
             f"{response.request.method} {response.request.url} → {response.status_code}: "
             f"{response.text[:500]}"
         )
-    body: dict[str, Any] = response.json()
+    body: dict[str, Any] = response.json() if response.content else {}
     return body
 
 

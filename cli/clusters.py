@@ -142,8 +142,8 @@ def delete(
 ) -> None:
     """Delete every node, then the cluster (lifecycle hooks fire)."""
     client, out = session(ctx, fmt)
-    accepted = client.request("DELETE", f"/v1/clusters/{cluster}").json()
-    finish(client, out, accepted["action"], what=f"Delete {cluster}", wait=wait, timeout=timeout)
+    action = client.action_of(client.request("DELETE", f"/v1/clusters/{cluster}"))
+    finish(client, out, action, what=f"Delete {cluster}", wait=wait, timeout=timeout)
 
 
 @cluster_app.command("scale-out")

@@ -31,6 +31,19 @@ class InvalidRequest(WardenError):
     openstack_type = "BadRequest"
 
 
+class MultipleChoices(InvalidRequest):
+    """A name or short id matches more than one object (Senlin's 400)."""
+
+    openstack_type = "MultipleChoices"
+
+    @classmethod
+    def of(cls, key: str) -> MultipleChoices:
+        """The refusal of `key`, in Senlin's words."""
+        return cls(
+            f"Multiple results found matching the query criteria '{key}'. Please be more specific."
+        )
+
+
 class Unauthenticated(WardenError):
     """No token or an unknown token (401)."""
 

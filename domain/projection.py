@@ -30,6 +30,8 @@ class ClusterSnapshot(BaseModel):
     lock: dict[str, Any] | None = None
     policies: list[dict[str, Any]] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=dict)
+    timeout: int | None = None
     created_at: datetime
     updated_at: datetime
 
@@ -173,6 +175,8 @@ def cluster_snapshot(state: ClusterState, at: datetime) -> ClusterSnapshot:
         lock=state.lock.model_dump(mode="json") if state.lock else None,
         policies=[p.model_dump(mode="json") for p in state.policies],
         metadata=spec.metadata,
+        config=spec.config,
+        timeout=spec.timeout,
         created_at=state.created_at or at,
         updated_at=at,
     )

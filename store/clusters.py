@@ -28,6 +28,8 @@ class ClusterRecord(SQLModel, table=True):
     lock: dict[str, Any] | None = Field(default=None, sa_column=json_column(nullable=True))
     policies: list[dict[str, Any]] = Field(default_factory=list, sa_column=json_column())
     metadata_: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
+    config: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
+    timeout: int | None = None
     created_at: datetime = Field(sa_column=utc_column(index=True))
     updated_at: datetime = Field(sa_column=utc_column())
 

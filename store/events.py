@@ -90,3 +90,11 @@ def list_events(
             query = query.where(seq < last if descending else seq > last)
     order = col(EventRecord.seq).desc() if descending else col(EventRecord.seq)
     return list(session.exec(query.order_by(order).limit(limit)))
+
+
+def get_event(session: Session, project_id: str, event_id: str) -> EventRecord | None:
+    """The project's event with this id."""
+    query = select(EventRecord).where(
+        EventRecord.id == event_id, EventRecord.project_id == project_id
+    )
+    return session.exec(query).first()

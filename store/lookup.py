@@ -6,6 +6,8 @@ from typing import Any, Protocol, TypeVar
 
 from sqlmodel import Session, col, select
 
+from domain.errors import MultipleChoices
+
 
 class _Named(Protocol):
     id: Any
@@ -20,7 +22,8 @@ def get_by_id_or_name(session: Session, model: type[R], project_id: str, key: st
     """The record whose id is `key`, else the one named `key`, else the one whose id
     starts with `key` (Senlin's short id), all within the project.
 
-    An ambiguous name or short id finds nothing, so callers answer 404 rather than guess.
+    An ambiguous name or short id raises `MultipleChoices` (Senlin's 400) rather than
+    guess.
     """
     record = session.get(model, key)
     if record is not None and record.project_id == project_id:
@@ -28,7 +31,9 @@ def get_by_id_or_name(session: Session, model: type[R], project_id: str, key: st
     query = select(model).where(model.project_id == project_id, model.name == key).limit(2)
     named = list(session.exec(query))
     if named:
-        return named[0] if len(named) == 1 else None
+        if len(named) > 1:
+            raise MultipleChoices.of(key)
+        return named[0]
     escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     query = (
         select(model)
@@ -36,4 +41,6 @@ def get_by_id_or_name(session: Session, model: type[R], project_id: str, key: st
         .limit(2)
     )
     short = list(session.exec(query))
-    return short[0] if len(short) == 1 else None
+    if len(short) > 1:
+        raise MultipleChoices.of(key)
+    return short[0] if short else None

@@ -28,6 +28,7 @@ from workflows.cluster.operations import (
 from workflows.cluster.recovery import ClusterRecoverWorkflow, NodeRecoveryWorkflow
 from workflows.cluster.replace_nodes import ClusterReplaceNodesWorkflow
 from workflows.cluster.scale_in import ScaleInWorkflow
+from workflows.cluster.server_ops import ServerOperationsWorkflow
 from workflows.cluster.update import ClusterUpdateWorkflow
 from workflows.cluster.workflow import ClusterWorkflow
 from workflows.health.manager import HealthManagerWorkflow
@@ -43,6 +44,7 @@ WORKFLOWS: Sequence[type] = (
     ClusterDeleteWorkflow,
     ClusterAddNodesWorkflow,
     ClusterReplaceNodesWorkflow,
+    ServerOperationsWorkflow,
     ScaleInWorkflow,
     NodeDeletionWorkflow,
     ClusterRecoverWorkflow,
@@ -93,6 +95,7 @@ async def serving_activities(
             recovery.reboot_server,
             recovery.rebuild_server,
             recovery.start_server,
+            recovery.stop_server,
             recovery.unpause_server,
             recovery.pause_server,
             recovery.lock_server,

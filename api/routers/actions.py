@@ -8,13 +8,20 @@ from fastapi import APIRouter, Path, Query
 
 from api.auth import CallerDep
 from api.deps import DbDep, TemporalDep
-from api.schemas.actions import ActionEnvelope, ActionList, ActionPublic, EventList, EventPublic
+from api.schemas.actions import (
+    ActionEnvelope,
+    ActionList,
+    ActionPublic,
+    EventEnvelope,
+    EventList,
+    EventPublic,
+)
 from api.schemas.common import ERROR_RESPONSES
 from api.senlin_lists import ActionsQuery, EventsQuery, ListQuery, filter_and_page
 from domain.actions import ActionName, ActionStatus
 from domain.errors import NotFound
 from store.actions import get_action, list_actions
-from store.events import list_events
+from store.events import get_event, list_events
 from workflows import ids
 from workflows.cluster.lifecycle_messages import LifecycleView
 
@@ -110,6 +117,17 @@ async def list_events_route(
     views = [EventPublic.of(r) for r in records]
     rest = ListQuery(filters=_only(query, "oname", "action"), sort=query.sort)
     return EventList(events=filter_and_page(views, rest))
+
+
+@router.get("/events/{event_id}", response_model=EventEnvelope)
+async def get_event_route(
+    caller: CallerDep, db: DbDep, event_id: Annotated[str, Path(max_length=64)]
+) -> EventEnvelope:
+    """One event of the caller's project."""
+    record = await db.run(get_event, caller.project_id, event_id)
+    if record is None:
+        raise NotFound(f"The event '{event_id}' could not be found.")
+    return EventEnvelope(event=EventPublic.of(record))
 
 
 def _only(query: ListQuery, *keys: str) -> dict[str, list[object]]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response, status
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Path, Request, Response, status
+from jsonpath_ng.exceptions import JSONPathError
+from jsonpath_ng.parser import parse as parse_jsonpath
 from pydantic import BaseModel
 from sqlmodel import Session
 
@@ -19,6 +23,7 @@ from api.cluster_service import (
     replace_nodes_request,
     send_cluster_update,
     update_request,
+    versioned_type,
 )
 from api.deps import DbDep, TemporalDep
 from api.lifecycle import signal_lifecycle
@@ -26,47 +31,74 @@ from api.paths import ClusterId, ClusterInPath
 from api.routers import cluster_policies
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import (
+    CheckBody,
     ClusterActionRequest,
     ClusterCreate,
     ClusterEnvelope,
     ClusterList,
     ClusterPublic,
     ClusterUpdate,
+    CollectedAttribute,
+    CollectedAttributes,
     DelNodesBody,
     LifecycleBody,
     LockBody,
     NodeIdsBody,
+    NodePublic,
     PolicyAttachBody,
     PolicyDetachBody,
     PolicyUpdateBody,
+    RecoverBody,
     ReplaceNodesBody,
     ScaleBody,
 )
 from api.schemas.common import ERROR_RESPONSES
 from api.senlin_lists import ClustersQuery, filter_and_page
+from api.senlin_prefix import require_version
 from api.temporal import TemporalGateway
 from domain.cluster.policies.scaling import ScalingPolicyProperties, scaled_count
 from domain.cluster.policies.specs import PolicyType
 from domain.cluster.requests import (
     ClusterOperationRequest,
+    ClusterPropertiesRequest,
     LockClusterRequest,
     OperationAccepted,
 )
+from domain.cluster.server_ops import parse_operation
 from domain.cluster.state import ClusterState
-from domain.errors import NotFound
+from domain.errors import InvalidRequest, NotFound
 from store.clusters import (
     ClusterRecord,
     get_cluster,
     list_clusters,
     list_nodes,
 )
-from store.profiles import list_profiles
+from store.profiles import get_profile, list_profiles
 from workflows import ids
 from workflows.cluster.messages import ClusterOperations as Ops
 from workflows.health.messages import HealthSummary
 from workflows.operation import Operation
 
 router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)
+#: The clustering microversion that brought cluster collect.
+COLLECT_VERSION = (1, 2)
+#: The clustering microversion that brought cluster and node operations.
+OPERATIONS_VERSION = (1, 4)
+#: Node fields a cluster operation's `filters` may select on.
+OPERATION_FILTERS = ("status", "name", "role")
+
+
+def one_operation(body: dict[str, Any], *, period: str) -> tuple[str, dict[str, Any]]:
+    """The one operation a body names, or Senlin's 400 (its node wording ends in a period)."""
+    if not body:
+        raise InvalidRequest(f"No operation specified{period}")
+    if len(body) > 1:
+        raise InvalidRequest(f"Multiple operations specified{period}")
+    [(name, given)] = body.items()
+    if given is not None and not isinstance(given, dict):
+        raise InvalidRequest("The params provided is not a map.")
+    return str(name), dict(given or {})
+
 
 _NodesOperation = Operation[ClusterState, ClusterOperationRequest, OperationAccepted]
 #: Senlin's cluster action keys whose body is plain parameters, and their operation.
@@ -145,10 +177,22 @@ async def update_cluster_route(
     http_request: Request,
     response: Response,
 ) -> ClusterEnvelope:
-    """Roll every node onto a new profile (CLUSTER_UPDATE, in the batch policy's batches)."""
+    """Change the name, metadata, config or timeout at once, and with `profile_id` roll
+    every node onto a new profile (CLUSTER_UPDATE, in the batch policy's batches; with
+    `profile_only`, new nodes only). `Location` names the action that does the most."""
+    if body.cluster is None:
+        raise InvalidRequest("Malformed request data, missing 'cluster' key in request body.")
+    changes = body.cluster
     record = await find_cluster(db, caller, cluster_id)
-    request = await update_request(db, caller, body.cluster)
-    accepted = await send_cluster_update(temporal, record, Ops.update, request)
+    properties = changes.properties()
+    if not properties and changes.profile_id is None:
+        raise InvalidRequest("No property needs an update.")
+    rolling = await update_request(db, caller, record, changes) if changes.profile_id else None
+    if properties:
+        request = ClusterPropertiesRequest(action_id=new_action_id(), **properties)
+        accepted = await send_cluster_update(temporal, record, Ops.update_properties, request)
+    if rolling is not None:
+        accepted = await send_cluster_update(temporal, record, Ops.update, rolling)
     view = await db.run(_cluster_view, caller.project_id, record.id)
     if view is None:  # deleted in between: the update was refused before this
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")
@@ -177,21 +221,93 @@ async def get_cluster_route(
     return ClusterEnvelope(cluster=view)
 
 
-@router.delete(
-    "/clusters/{cluster_id}", status_code=status.HTTP_202_ACCEPTED, response_model=ActionAccepted
+@router.get("/clusters/{cluster_id}/attrs/{path:path}", response_model=CollectedAttributes)
+async def collect_route(
+    cluster: ClusterInPath, path: Annotated[str, Path(max_length=255)], request: Request
+) -> CollectedAttributes:
+    """Senlin's cluster collect (API 1.2): one attribute of every member, found by the
+    JSONPath `path` in the node as `GET /v1/nodes/{id}` shows it (`name`,
+    `metadata.role`, …); members without it are left out."""
+    require_version(request.headers, COLLECT_VERSION)
+    stripped = path.strip()
+    if stripped in ("", "None"):
+        raise InvalidRequest("Required path attribute is missing.")
+    try:
+        finder = parse_jsonpath(stripped)
+    except JSONPathError as err:
+        raise InvalidRequest(f"Invalid attribute path - {err}") from err
+    record = await cluster.load()
+    views = await cluster.db.run(_member_views, cluster.caller.project_id, record.id)
+    found = []
+    for view in views:
+        matches = [m.value for m in finder.find(view.model_dump(mode="json"))]
+        if matches:
+            found.append(CollectedAttribute(id=view.id, value=matches[0]))
+    return CollectedAttributes(cluster_attributes=found)
+
+
+def _member_views(session: Session, project_id: str, cluster_id: str) -> list[NodePublic]:
+    names = _profile_names(session, project_id)
+    return [
+        NodePublic.of(n, names.get(n.profile_id, ""))
+        for n in list_nodes(session, project_id, cluster_id=cluster_id)
+    ]
+
+
+@router.post(
+    "/clusters/{cluster_id}/ops",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=ActionAccepted,
 )
-async def delete_cluster_route(
+async def cluster_operation_route(
     caller: WriterDep,
     cluster: ClusterInPath,
     temporal: TemporalDep,
+    body: Annotated[dict[str, Any], Body()],
     http_request: Request,
     response: Response,
 ) -> ActionAccepted:
-    """Delete every node, then the cluster (409 while busy or locked)."""
+    """Senlin's cluster operation (API 1.4): `{"reboot": {"filters"?: {status?, name?,
+    role?}, "params"?: {...}}}` on every member the filters keep."""
+    require_version(http_request.headers, OPERATIONS_VERSION)
+    name, given = one_operation(body, period="")
+    record = await cluster.load()
+    filters = given.get("filters") or {}
+    if not isinstance(filters, dict):
+        raise InvalidRequest("The filters provided is not a map.")
+    unknown = sorted(set(filters) - set(OPERATION_FILTERS))
+    if unknown:
+        raise InvalidRequest(f"Invalid filter key(s): {unknown}.")
+    profile = await cluster.db.run(get_profile, caller.project_id, record.profile_id)
+    operation = parse_operation(name, given.get("params") or {}, versioned_type(profile))
+    members = await cluster.db.run(list_nodes, caller.project_id, cluster_id=record.id)
+    chosen = [
+        n.id for n in members if all(str(getattr(n, k)) == str(v) for k, v in filters.items())
+    ]
+    if not chosen:
+        raise InvalidRequest("No node (in the specified cluster) is selected.")
+    params = {"operation": operation.name, "params": operation.params, "nodes": chosen}
+    request = ClusterOperationRequest(action_id=new_action_id(), params=params)
+    accepted = await send_cluster_update(temporal, record, Ops.operation, request)
+    return _accepted(http_request, response, accepted.action_id)
+
+
+@router.delete(
+    "/clusters/{cluster_id}",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_class=Response,
+    responses={202: {"description": "Accepted: the action is in `Location` (no body)"}},
+)
+async def delete_cluster_route(
+    caller: WriterDep, cluster: ClusterInPath, temporal: TemporalDep, http_request: Request
+) -> Response:
+    """Delete every node, then the cluster (409 while busy or locked). 202 with no body,
+    as Senlin answers; the action is in `Location`."""
     record = await cluster.load()
     request = ClusterOperationRequest(action_id=new_action_id())
     accepted = await send_cluster_update(temporal, record, Ops.delete, request)
-    return _accepted(http_request, response, accepted.action_id)
+    location = action_location(http_request, accepted.action_id)
+    return Response(status_code=status.HTTP_202_ACCEPTED, headers={"Location": location})
 
 
 @router.post(
@@ -286,8 +402,12 @@ async def run_cluster_action(
     """One of `_CLUSTER_ACTIONS` with its checked parameters: 202 and `Location`."""
     if isinstance(params, ScaleBody):
         params = scale_params(record, name, params)
-    request = ClusterOperationRequest(
-        action_id=new_action_id(), params=params.model_dump(exclude_none=True)
-    )
+    given = params.model_dump(exclude_none=True)
+    if isinstance(params, RecoverBody):
+        params.ensure_recognized()
+        given = params.known()
+    elif isinstance(params, CheckBody):
+        given = {}
+    request = ClusterOperationRequest(action_id=new_action_id(), params=given)
     accepted = await send_cluster_update(temporal, record, _CLUSTER_ACTIONS[name], request)
     return _accepted(http_request, response, accepted.action_id)

@@ -3,27 +3,36 @@ via the owning workflow: the node's cluster, or the standalone node's own)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response, status
+from fastapi import APIRouter, Body, Query, Request, Response, status
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
-from api.cluster_service import find_cluster, new_action_id, send_cluster_update
+from api.cluster_service import find_cluster, new_action_id, send_cluster_update, versioned_type
 from api.deps import DbDep, TemporalDep
 from api.node_service import create_node, find_node, is_standalone, send_node_update
 from api.paths import NodeId
-from api.routers.clusters import action_location
+from api.routers.clusters import OPERATIONS_VERSION, action_location, one_operation
 from api.schemas.actions import ActionAccepted
-from api.schemas.clusters import NodeActionRequest, NodeEnvelope, NodeList, NodePublic
+from api.schemas.clusters import (
+    CheckBody,
+    NodeActionRequest,
+    NodeEnvelope,
+    NodeList,
+    NodePublic,
+    RecoverBody,
+)
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.nodes import NodeCreate, NodePatch
 from api.senlin_lists import NodesQuery, filter_and_page
+from api.senlin_prefix import require_version
 from domain.cluster.requests import ClusterOperationRequest, MarkNodeRequest, OperationAccepted
+from domain.cluster.server_ops import parse_operation
 from domain.cluster.standalone import NodeUpdateRequest
 from domain.errors import InvalidRequest, NotFound
 from store.clusters import ClusterRecord, NodeRecord, get_cluster, get_node, list_nodes
-from store.profiles import list_profiles
+from store.profiles import get_profile, list_profiles
 from workflows.cluster.messages import ClusterOperations as ClusterOps
 from workflows.node.messages import NodeOperations as NodeOps
 
@@ -153,6 +162,11 @@ async def node_action_route(
     name, params = body.only_action()
     node = await find_node(db, caller, node_id)
     given = params.model_dump(exclude_none=True)
+    if isinstance(params, RecoverBody):
+        params.ensure_recognized()
+        given = params.known()
+    elif isinstance(params, CheckBody):
+        given = {}
     if is_standalone(node):
         request = ClusterOperationRequest(action_id=new_action_id(), params=given)
         accepted = await send_node_update(temporal, node, _STANDALONE_ACTIONS[name], request)
@@ -162,6 +176,37 @@ async def node_action_route(
         action_id=new_action_id(), params={**given, "nodes": [node.id]}
     )
     accepted = await send_cluster_update(temporal, cluster, _MEMBER_ACTIONS[name], request)
+    return _accepted(http_request, response, accepted)
+
+
+@router.post(
+    "/nodes/{node_id}/ops",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=ActionAccepted,
+)
+async def node_operation_route(
+    caller: WriterDep,
+    db: DbDep,
+    temporal: TemporalDep,
+    node_id: NodeId,
+    body: Annotated[dict[str, Any], Body()],
+    http_request: Request,
+    response: Response,
+) -> ActionAccepted:
+    """Senlin's node operation (API 1.4): `{"reboot": {"type": "HARD"}}`, `{"stop": {}}`, …
+    as its profile type lists them (`GET /v1/profile-types/{type}/ops`)."""
+    require_version(http_request.headers, OPERATIONS_VERSION)
+    name, given = one_operation(body, period=".")
+    node = await find_node(db, caller, node_id)
+    profile = await db.run(get_profile, caller.project_id, node.profile_id)
+    operation = parse_operation(name, given, versioned_type(profile))
+    params = {"operation": operation.name, "params": operation.params, "nodes": [node.id]}
+    request = ClusterOperationRequest(action_id=new_action_id(), params=params)
+    if is_standalone(node):
+        accepted = await send_node_update(temporal, node, NodeOps.operation, request)
+    else:
+        cluster = await find_cluster(db, caller, node.cluster_id)
+        accepted = await send_cluster_update(temporal, cluster, ClusterOps.node_operation, request)
     return _accepted(http_request, response, accepted)
 
 

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from api.auth import CallerDep
 from api.schemas.common import ERROR_RESPONSES
-from api.senlin_prefix import requested_version
+from api.senlin_prefix import requested_version, require_version
+from domain.cluster.server_ops import SERVER_OPERATIONS, SERVER_PROFILE_TYPES
 from domain.cluster.type_catalog import POLICY_TYPES, PROFILE_TYPES, find_type
 
 router = APIRouter(prefix="/v1", tags=["clustering"], responses=ERROR_RESPONSES)
@@ -78,6 +79,26 @@ async def get_profile_type_route(
     """One profile type (`os.nova.server-1.0`) with its schema."""
     found = find_type(PROFILE_TYPES, type_name, "profile_type")
     return ProfileTypeEnvelope(profile_type=found.shown(versioned=versioned))
+
+
+class ProfileTypeOperations(BaseModel):
+    """`GET /v1/profile-types/{type_name}/ops` (API 1.4)."""
+
+    operations: dict[str, Any]
+
+
+@router.get("/profile-types/{type_name}/ops", response_model=ProfileTypeOperations)
+async def profile_type_operations_route(
+    _: CallerDep, request: Request, type_name: TypeName
+) -> ProfileTypeOperations:
+    """The operations nodes of a profile type take (Senlin's table; Warden carries out
+    those `domain.cluster.server_ops.CARRIED_OUT` names and refuses the rest)."""
+    require_version(request.headers, (1, 4))
+    found = find_type(PROFILE_TYPES, type_name, "profile_type")
+    listed = found.listed(versioned=False)["name"]
+    return ProfileTypeOperations(
+        operations=SERVER_OPERATIONS if listed in SERVER_PROFILE_TYPES else {}
+    )
 
 
 @router.get("/policy-types", response_model=PolicyTypeList)

@@ -37,10 +37,6 @@ UNSUPPORTED: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
         ("GET", "PUT", "DELETE"),
     ),
     "/v1/receivers/{receiver_id}/notify": ("Message Receiver", ("POST",)),
-    "/v1/clusters/{cluster_id}/ops": ("Cluster Operation", ("POST",)),
-    "/v1/nodes/{node_id}/ops": ("Node Operation", ("POST",)),
-    "/v1/profile-types/{type_name}/ops": ("Profile Type Operation", ("GET",)),
-    "/v1/clusters/{cluster_id}/attrs/{path}": ("Cluster Collect", ("GET",)),
     "/v1/nodes/adopt": ("Node Adopt", ("POST",)),
     "/v1/nodes/adopt-preview": ("Node Adopt", ("POST",)),
 }

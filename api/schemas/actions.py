@@ -157,6 +157,12 @@ class EventPublic(BaseModel):
         )
 
 
+class EventEnvelope(BaseModel):
+    """`{"event": {...}}`."""
+
+    event: EventPublic
+
+
 class EventList(BaseModel):
     """`{"events": [...]}`, newest last."""
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from store.clusters import ClusterRecord
 
@@ -20,6 +21,14 @@ class ClusterPolicyPublic(BaseModel):
     enabled: bool
     #: Senlin's runtime data of the binding (Warden keeps none).
     data: dict[str, Any] = Field(default_factory=dict)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def id(self) -> str:
+        """The binding's id, as Senlin shows one: the same for the same cluster and policy."""
+        return str(
+            uuid.uuid5(uuid.NAMESPACE_URL, f"warden:binding:{self.cluster_id}:{self.policy_id}")
+        )
 
     @classmethod
     def bindings(cls, cluster: ClusterRecord) -> list[ClusterPolicyPublic]:

@@ -16,7 +16,7 @@ from pydantic import (
 )
 
 from api.schemas.common import Metadata, StrictModel
-from domain.cluster.nodes import MARKED_UNHEALTHY
+from domain.cluster.nodes import MARKED_UNHEALTHY, NODE_NAME_FORMAT
 from domain.cluster.scaling import AdjustmentType
 from domain.cluster.state import MAX_CAPACITY
 from domain.errors import InvalidRequest
@@ -33,16 +33,19 @@ class ClusterBody(StrictModel):
     max_size: int = Field(-1, ge=-1, le=MAX_CAPACITY)
     #: Any JSON map, as Senlin's `JsonField` takes; null (senlinclient's default) is {}.
     metadata: Metadata = Field(default_factory=dict)
-    #: Senlin's per-cluster action timeout and config: the openstack CLI always sends
-    #: both (null and {} unless asked); Warden has neither, so a value is refused.
+    #: Senlin's default action timeout of the cluster (seconds): kept and shown, not
+    #: applied (Warden's waits keep their own limits, docs/api-contract.md).
     timeout: int | None = Field(None, ge=0, le=86_400)
+    #: Senlin's cluster config, kept as given (null is {}); `node.name.format` (`$nI`
+    #: the index, `$nR` random characters) names the nodes the cluster creates.
     config: dict[str, Any] | None = Field(None, max_length=64)
 
-    @field_validator("timeout", "config")
+    @field_validator("config")
     @classmethod
-    def _not_supported(cls, value: object) -> object:
-        if value:
-            raise ValueError("not supported by Warden: leave it out (or null)")
+    def _name_format(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        fmt = (value or {}).get(NODE_NAME_FORMAT)
+        if fmt is not None and (not isinstance(fmt, str) or len(fmt) > 200):
+            raise ValueError(f"'{NODE_NAME_FORMAT}' must be a string of at most 200 characters")
         return value
 
 
@@ -53,31 +56,31 @@ class ClusterCreate(StrictModel):
 
 
 class ClusterUpdateBody(StrictModel):
-    """The inside of `PATCH /v1/clusters/{id}` `{"cluster": {...}}`: a new profile.
+    """The inside of `PATCH /v1/clusters/{id}` `{"cluster": {...}}` (null = keep).
 
-    The openstack CLI sends every field it knows, null (or false) unless asked; Warden
-    updates the profile only, so a value for anything else is refused.
+    `profile_id` rolls every node onto the new profile (in the batch policy's batches);
+    with `profile_only` the cluster takes the profile for the nodes it makes from now on
+    and its nodes stay as they are. The rest changes at once.
     """
 
     profile_id: str | None = Field(None, min_length=1, max_length=255)
     profile_only: bool | None = None
-    name: str | None = Field(None, max_length=255)
-    metadata: dict[str, str] | None = Field(None, max_length=64)
+    name: str | None = Field(
+        None, min_length=1, max_length=255, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+    )
+    metadata: Metadata | None = None
     timeout: int | None = Field(None, ge=0, le=86_400)
     config: dict[str, Any] | None = Field(None, max_length=64)
 
-    @field_validator("profile_only", "name", "metadata", "timeout", "config")
-    @classmethod
-    def _not_supported(cls, value: object) -> object:
-        if value:
-            raise ValueError("not supported by Warden's cluster update: only profile_id is")
-        return value
+    def properties(self) -> dict[str, Any]:
+        """The properties changed at once (name, metadata, timeout, config)."""
+        return self.model_dump(include={"name", "metadata", "timeout", "config"}, exclude_none=True)
 
 
 class ClusterUpdate(StrictModel):
-    """`PATCH /v1/clusters/{cluster_id}`."""
+    """`PATCH /v1/clusters/{cluster_id}` (no `cluster`: Senlin's own 400, in the route)."""
 
-    cluster: ClusterUpdateBody
+    cluster: ClusterUpdateBody | None = None
 
 
 class EmptyBody(StrictModel):
@@ -205,15 +208,34 @@ class PolicyDetachBody(StrictModel):
     policy_id: str = Field(min_length=1, max_length=255)
 
 
-class RecoverBody(StrictModel):
+class CheckBody(BaseModel):
+    """`check {...}`: Senlin takes any parameters and uses none."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class RecoverBody(BaseModel):
     """`recover {operation?, operation_params?, check?, check_capacity?}`: operation is
     REBOOT|REBUILD|RECREATE, any case; `check` refreshes the nodes' status from the cloud
     first and recovers only the unhealthy; `check_capacity: true` is refused (400)."""
+
+    #: Other keys are Senlin's 400 once the cluster is found (`unrecognized()`).
+    model_config = ConfigDict(extra="allow")
 
     operation: str | None = Field(None, min_length=1, max_length=32)
     operation_params: dict[str, str] = Field(default_factory=dict, max_length=4)
     check: bool | None = None
     check_capacity: bool | None = None
+
+    def ensure_recognized(self) -> None:
+        """Senlin's 400 for parameters a recover does not take."""
+        extra = sorted(self.model_extra or {})
+        if extra:
+            raise InvalidRequest(f"Action parameter {extra} is not recognizable.")
+
+    def known(self) -> dict[str, Any]:
+        """The parameters a recover takes, as given."""
+        return self.model_dump(exclude_none=True, exclude=set(self.model_extra or {}))
 
 
 class LifecycleBody(StrictModel):
@@ -276,7 +298,7 @@ class OneActionRequest(BaseModel):
 class ClusterActionRequest(OneActionRequest):
     """`POST /v1/clusters/{cluster_id}/actions`: exactly one of these keys."""
 
-    check: EmptyBody | None = None
+    check: CheckBody | None = None
     recover: RecoverBody | None = None
     lock: LockBody | None = None
     unlock: EmptyBody | None = None
@@ -363,9 +385,24 @@ class ClusterPublic(BaseModel):
             policies=record.policies,
             lock=LockPublic.model_validate(record.lock) if record.lock else None,
             metadata=record.metadata_,
+            config=record.config,
+            timeout=record.timeout,
             created_at=record.created_at,
             updated_at=record.updated_at,
         )
+
+
+class CollectedAttribute(BaseModel):
+    """One member's value of a collected attribute."""
+
+    id: str
+    value: Any
+
+
+class CollectedAttributes(BaseModel):
+    """`GET /v1/clusters/{id}/attrs/{path}`: `{"cluster_attributes": [{id, value}]}`."""
+
+    cluster_attributes: list[CollectedAttribute]
 
 
 class ClusterEnvelope(BaseModel):
@@ -474,5 +511,5 @@ class NodeActionRequest(OneActionRequest):
         "The params provided is not a map.",
     )
 
-    check: EmptyBody | None = None
+    check: CheckBody | None = None
     recover: RecoverBody | None = None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import re
+import string
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -52,9 +55,30 @@ def without_mark(node: NodeState) -> NodeState:
     return node.model_copy(update={"data": data})
 
 
-def node_name(cluster_name: str, index: int) -> str:
-    """Node (and server) name: `<cluster>-<index>`, so `{nodename}` URLs work."""
-    return f"{cluster_name}-{index}"
+#: The cluster config key naming new nodes (Senlin's).
+NODE_NAME_FORMAT = "node.name.format"
+_DIRECTIVE = re.compile(r"\$(\d{0,8})([rRI])")
+_ALPHABET = string.ascii_letters + string.digits
+
+
+def node_name(
+    cluster_name: str, index: int, fmt: str | None = None, rand: random.Random | None = None
+) -> str:
+    """Node (and server) name: `<cluster>-<index>`, so `{nodename}` URLs work; with a
+    `node.name.format`, Senlin's `format_node_name`: `$nI` the index zero-padded to n
+    digits, `$nR` n random letters and digits (8 by default; `$nr` in lower case)."""
+    if not fmt:
+        return f"{cluster_name}-{index}"
+    source = rand or random.Random(index)
+
+    def directive(match: re.Match[str]) -> str:
+        width, kind = match.group(1), match.group(2)
+        if kind == "I":
+            return str(index).zfill(int(width)) if width else str(index)
+        text = "".join(source.choice(_ALPHABET) for _ in range(int(width or 8)))
+        return text.lower() if kind == "r" else text
+
+    return _DIRECTIVE.sub(directive, fmt)
 
 
 #: Server statuses (compute API) and the node status they mean.

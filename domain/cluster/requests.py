@@ -49,6 +49,18 @@ class PolicyAttachRequest(BaseModel):
     policy: AttachedPolicy
 
 
+class ClusterPropertiesRequest(BaseModel):
+    """`PATCH /v1/clusters/{id}` of the properties changed at once (None = keep)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    name: str | None = None
+    metadata: dict[str, Any] | None = None
+    config: dict[str, Any] | None = None
+    timeout: int | None = None
+
+
 class PolicyUpdateRequest(BaseModel):
     """`policy_update {policy_id, enabled?}`: a bound policy switched on or off."""
 

@@ -20,6 +20,7 @@ from domain.cluster.membership import (
 from domain.cluster.nodes import NodeState, NodeStatus
 from domain.cluster.requests import (
     ClusterOperationRequest,
+    ClusterPropertiesRequest,
     LockClusterRequest,
     MarkNodeRequest,
     PolicyAttachRequest,
@@ -43,7 +44,7 @@ def ensure_can_run(name: ActionName) -> Callable[[ClusterState, ClusterOperation
             plan_membership(state, name, req.params)
         if name == ActionName.CLUSTER_RECOVER:
             plan_recover(state, req.params)
-        if name == ActionName.NODE_CHECK:
+        if name in (ActionName.NODE_CHECK, ActionName.NODE_OPERATION, ActionName.CLUSTER_OPERATION):
             checked_nodes(state, req.params)
         if name == ActionName.CLUSTER_UPDATE:
             plan_update(state, req.params)
@@ -62,6 +63,14 @@ def ensure_can_start(state: ClusterState, operation: ActionName) -> None:
     if state.lock is not None and operation in LOCK_GUARDED:
         raise locked_conflict("Cluster", name, state.lock.describe())
     ensure_idle("Cluster", name, state.busy.name if state.busy else None)
+
+
+def ensure_can_update_properties(state: ClusterState, req: ClusterPropertiesRequest) -> None:
+    """Rename the cluster or change its metadata, config or timeout: it exists, is idle
+    and not locked."""
+    ensure_can_start(state, ActionName.CLUSTER_UPDATE)
+    if all(v is None for v in (req.name, req.metadata, req.config, req.timeout)):
+        raise InvalidRequest("No property needs an update.")
 
 
 def ensure_can_lock(state: ClusterState, req: LockClusterRequest | None = None) -> None:

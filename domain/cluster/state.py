@@ -45,6 +45,8 @@ LOCK_GUARDED = frozenset(
         ActionName.CLUSTER_RECOVER,
         ActionName.NODE_DELETE,
         ActionName.NODE_RECOVER,
+        ActionName.NODE_OPERATION,
+        ActionName.CLUSTER_OPERATION,
     }
 )
 
@@ -127,6 +129,11 @@ class ClusterSpec(BaseModel):
     min_size: int = Field(0, ge=0, le=MAX_CAPACITY)
     max_size: int = Field(-1, ge=-1, le=MAX_CAPACITY)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Senlin's cluster config, kept as given; `node.name.format` names new nodes.
+    config: dict[str, Any] = Field(default_factory=dict)
+    #: Senlin's default action timeout of the cluster (seconds), kept and shown; Warden's
+    #: waits keep their own limits.
+    timeout: int | None = Field(None, ge=0, le=86_400)
 
 
 class ClusterState(BaseModel):

@@ -97,7 +97,8 @@ def mark_node(state: ClusterState, req: MarkNodeRequest, now: datetime) -> NodeS
 
 def status_after(operation: ActionName, succeeded: bool, previous: ClusterStatus) -> ClusterStatus:
     """The cluster status once `operation` has ended."""
-    if operation == ActionName.NODE_CHECK:  # one node's check says nothing of the others
+    if operation in (ActionName.NODE_CHECK, ActionName.NODE_OPERATION):
+        # One node's check or operation says nothing of the others.
         failed = ClusterStatus.ERROR if previous == ClusterStatus.ERROR else ClusterStatus.WARNING
         return previous if succeeded else failed
     if succeeded:

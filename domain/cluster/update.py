@@ -50,8 +50,7 @@ def plan_update(state: ClusterState, params: Mapping[str, Any]) -> UpdatePlan:
         raise InvalidRequest("cluster.profile: the new profile's spec is required")
     if profile.get("type") != state.profile.get("type"):
         raise InvalidRequest(
-            f"Cannot update a cluster to a different profile type, operation aborted "
-            f"({state.profile.get('type')} to {profile.get('type')})."
+            "Cannot update a cluster to a different profile type, operation aborted."
         )
     failed = [
         n.node_id
@@ -60,10 +59,12 @@ def plan_update(state: ClusterState, params: Mapping[str, Any]) -> UpdatePlan:
     ]
     healthy = [n.node_id for n in state.nodes if n.node_id not in set(failed)]
     policy = batch_policy(state)
+    # `profile_only`: the cluster takes the profile for its new nodes; none is rolled.
+    rolled = [] if params.get("profile_only") else update_batches(failed, healthy, policy)
     return UpdatePlan(
         profile_id=profile_id,
         profile=profile,
-        batches=update_batches(failed, healthy, policy),
+        batches=rolled,
         pause_time_s=policy.pause_time if policy else 0,
         first_index=state.next_index,
     )

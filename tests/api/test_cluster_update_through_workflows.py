@@ -143,9 +143,10 @@ async def test_update_refusals(running_warden: InProcessWarden) -> None:
     assert_error(same, 400, "No property needs an update.")
     unknown = await api.patch(url, json={"cluster": {"profile_id": "nope"}})
     assert_error(unknown, 400, "nope")
-    renamed = await api.patch(url, json={"cluster": {"name": "other"}})
-    assert_error(renamed, 400, "name")
+    bad_name = await api.patch(url, json={"cluster": {"name": "no spaces"}})
+    assert_error(bad_name, 400, "name")
     locked = await act(api, cluster_id, {"lock": {}})
     assert (await action_done(api, action_id_of(locked)))["status"] == "SUCCEEDED"
+    assert_error(await api.patch(url, json={"cluster": {"name": "other"}}), 409, "locked")
     v2 = await _profile(api, "v2", "cirros-v2")
     assert_error(await api.patch(url, json={"cluster": {"profile_id": v2}}), 409, "locked")

@@ -30,8 +30,7 @@ async def test_senlin_paths_below_the_clustering_prefix_say_so_too(
 ) -> None:
     for method, path, feature in (
         ("POST", "/cluster/v1/receivers/r1/notify", "Message Receiver"),
-        ("POST", "/cluster/v1/clusters/web/ops", "Cluster Operation"),
-        ("GET", "/cluster/v1/clusters/web/attrs/details.addresses", "Cluster Collect"),
+        ("POST", "/cluster/v1/nodes/adopt", "Node Adopt"),
     ):
         assert_error(await api.request(method, path), 400, f"{feature} is not supported.")
 

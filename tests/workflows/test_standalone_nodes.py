@@ -185,3 +185,13 @@ async def test_replace_nodes_naming_a_stranger_is_refused(harness: Harness) -> N
     assert cause.message == (
         f"The specified nodes ['x'] to be replaced are not members of the cluster {cluster_id}."
     )
+
+
+async def test_a_node_operation_reboots_the_standalone_nodes_server(harness: Harness) -> None:
+    handle, node_id = await harness.create_node()
+    params = {"operation": "reboot", "params": {"type": "HARD"}, "nodes": [node_id]}
+    rebooted = await harness.update(handle, "operation", ClusterOperationRequest(params=params))
+    done = await harness.action_ends(rebooted.action_id)
+    assert (done.name, done.status) == ("NODE_OPERATION", "SUCCEEDED")
+    [row] = harness.rows(NodeRecord, id=node_id)
+    assert (row.status, row.status_reason) == ("ACTIVE", "Operation 'reboot' succeeded")

@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.cluster.membership import deletion_settings, plan_recover, removal_settings
     from domain.cluster.nodes import NodeState
     from domain.cluster.rules import checked_nodes
+    from domain.cluster.server_ops import ServerOperation
     from domain.cluster.state import ClusterState, RunningOperation
     from domain.cluster.update import UpdatePlan
     from workflows.cluster.add_nodes import AddNodesInput, ClusterAddNodesWorkflow
@@ -28,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cluster.recovery import ClusterRecoverInput, ClusterRecoverWorkflow
     from workflows.cluster.replace_nodes import ClusterReplaceNodesWorkflow, ReplaceNodesInput
     from workflows.cluster.scale_in import ScaleInInput, ScaleInWorkflow
+    from workflows.cluster.server_ops import ServerOperationsInput, ServerOperationsWorkflow
     from workflows.cluster.update import ClusterUpdateInput, ClusterUpdateWorkflow
 
 _SUMMARY = {
@@ -103,6 +105,17 @@ def child_for(state: ClusterState, op: RunningOperation, ctx: ClusterContext) ->
         return _recover_child(state, op)
     if op.name == ActionName.CLUSTER_UPDATE:
         return _update_child(state, op, ctx)
+    if op.name in (ActionName.CLUSTER_OPERATION, ActionName.NODE_OPERATION):
+        targets = checked_nodes(state, op.params)
+        operation = ServerOperation(
+            name=str(op.params.get("operation", "")),
+            params={str(k): str(v) for k, v in dict(op.params.get("params") or {}).items()},
+        )
+        ops = ServerOperationsInput(
+            base=base.model_copy(update={"nodes": targets}), operation=operation
+        )
+        summary = f"{operation.name} {len(targets)} node(s) of {state.spec.name}"
+        return ChildPlan(ServerOperationsWorkflow.run, ops, summary)
     if op.name in (ActionName.CLUSTER_CHECK, ActionName.NODE_CHECK):
         checked = checked_nodes(state, op.params)
         arg = base.model_copy(update={"nodes": checked})

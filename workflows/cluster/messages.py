@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from domain.actions import ActionName
 from domain.cluster.requests import (
     ClusterOperationRequest,
+    ClusterPropertiesRequest,
     LockClusterRequest,
     MarkNodeRequest,
     OperationAccepted,
@@ -27,6 +28,7 @@ from domain.cluster.rules import (
     ensure_can_mark,
     ensure_can_run,
     ensure_can_unlock,
+    ensure_can_update_properties,
 )
 from domain.cluster.state import ClusterState, RunningOperation
 from workflows.operation import Operation
@@ -100,6 +102,15 @@ class ClusterOperations:
         "Swap members for standalone nodes (`params['nodes']`: {member: standalone}); "
         "the members leave and live on standalone.",
     )  # fmt: skip
+    operation: Final = _child(
+        "operation", ActionName.CLUSTER_OPERATION,
+        "Carry out a profile operation (`params['operation']`: reboot, stop, lock, …) on "
+        "the nodes in `params['nodes']`, else every node.",
+    )  # fmt: skip
+    node_operation: Final = _child(
+        "node_operation", ActionName.NODE_OPERATION,
+        "Carry out a profile operation on the one node in `params['nodes']`.",
+    )  # fmt: skip
     create_node: Final = _child(
         "create_node", ActionName.NODE_CREATE,
         "Add one node named by the caller (`POST /v1/nodes` with a `cluster_id`).",
@@ -124,6 +135,11 @@ class ClusterOperations:
     policy_detach: Final = Operation(
         "policy_detach", ActionName.CLUSTER_DETACH_POLICY, PolicyDetachRequest, OperationAccepted,
         ensure_can_detach, child=False, doc="Unbind a policy.",
+    )  # fmt: skip
+    update_properties: Final = Operation(
+        "update_properties", ActionName.CLUSTER_UPDATE, ClusterPropertiesRequest,
+        OperationAccepted, ensure_can_update_properties, child=False,
+        doc="Rename the cluster, or change its metadata, config or timeout.",
     )  # fmt: skip
     policy_update: Final = Operation(
         "policy_update", ActionName.CLUSTER_UPDATE_POLICY, PolicyUpdateRequest,

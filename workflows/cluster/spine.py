@@ -26,10 +26,11 @@ with workflow.unsafe.imports_passed_through():
         plan_membership,
         plan_replace,
     )
-    from domain.cluster.nodes import NodeState, node_name
+    from domain.cluster.nodes import NODE_NAME_FORMAT, NodeState, node_name
     from domain.cluster.policies.specs import PolicyType
     from domain.cluster.requests import (
         ClusterOperationRequest,
+        ClusterPropertiesRequest,
         LockClusterRequest,
         MarkNodeRequest,
         OperationAccepted,
@@ -130,6 +131,18 @@ class ClusterSpine(ClusterHealthLink):
             await self._signal_health("stop")
         return accepted
 
+    async def change_properties(
+        self, op: ClusterOp, req: ClusterPropertiesRequest
+    ) -> OperationAccepted:
+        """Rename the cluster, or change its metadata, config or timeout (inline)."""
+        changes = req.model_dump(exclude={"action_id"}, exclude_none=True)
+
+        def changed() -> ClusterState:
+            spec = self.state.spec.model_copy(update=changes)
+            return self.state.model_copy(update={"spec": spec})
+
+        return await self._inline(op, req, changed, changes)
+
     async def rebind(self, op: ClusterOp, req: PolicyUpdateRequest) -> OperationAccepted:
         """Switch a bound policy on or off; the health manager follows its policy."""
         was_watched = health_policy(self.state) is not None
@@ -184,7 +197,12 @@ class ClusterSpine(ClusterHealthLink):
             return self._plan_create(op)
         if op.name in MEMBERSHIP_OPERATIONS:
             return self._plan_membership(op, req)
-        if op.name in (ActionName.CLUSTER_RECOVER, ActionName.NODE_CHECK):
+        if op.name in (
+            ActionName.CLUSTER_RECOVER,
+            ActionName.NODE_CHECK,
+            ActionName.NODE_OPERATION,
+            ActionName.CLUSTER_OPERATION,
+        ):
             return op.model_copy(update={"params": dict(req.params)})
         if op.name == ActionName.CLUSTER_UPDATE:
             return self._plan_update(op, req)
@@ -274,7 +292,7 @@ class ClusterSpine(ClusterHealthLink):
         return [
             NodeState(
                 node_id=str(workflow.uuid4()),
-                name=node_name(spec.name, i),
+                name=node_name(spec.name, i, spec.config.get(NODE_NAME_FORMAT), workflow.random()),
                 index=i,
                 profile_id=spec.profile_id,
                 created_at=now,

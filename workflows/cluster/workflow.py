@@ -38,12 +38,19 @@ class ClusterWorkflow(ClusterSpine):
     resize, resize_signal = update_and_signal(Ops.resize, ClusterSpine.accept)
     del_nodes, del_nodes_signal = update_and_signal(Ops.del_nodes, ClusterSpine.accept)
     replace_nodes, replace_nodes_signal = update_and_signal(Ops.replace_nodes, ClusterSpine.accept)
+    operation, operation_signal = update_and_signal(Ops.operation, ClusterSpine.accept)
+    node_operation, node_operation_signal = update_and_signal(
+        Ops.node_operation, ClusterSpine.accept
+    )
     create_node, create_node_signal = update_and_signal(Ops.create_node, ClusterSpine.accept)
     add_nodes, add_nodes_signal = update_and_signal(Ops.add_nodes, ClusterSpine.accept)
     delete_node, delete_node_signal = update_and_signal(Ops.delete_node, ClusterSpine.accept)
     recover, recover_signal = update_and_signal(Ops.recover, ClusterSpine.accept)
     policy_attach, policy_attach_signal = update_and_signal(Ops.policy_attach, ClusterSpine.attach)
     policy_detach, policy_detach_signal = update_and_signal(Ops.policy_detach, ClusterSpine.detach)
+    update_properties, update_properties_signal = update_and_signal(
+        Ops.update_properties, ClusterSpine.change_properties
+    )
     policy_update, policy_update_signal = update_and_signal(Ops.policy_update, ClusterSpine.rebind)
     mark_unhealthy, mark_unhealthy_signal = update_and_signal(Ops.mark_unhealthy, ClusterSpine.mark)
     lock, lock_signal = update_and_signal(Ops.lock, ClusterSpine.enter_maintenance)

@@ -62,6 +62,10 @@ class NodeOperations:
         "recover", ActionName.NODE_RECOVER,
         "Recover the node (`operation`: REBOOT, REBUILD or RECREATE, the default).",
     )  # fmt: skip
+    operation: Final = _child(
+        "operation", ActionName.NODE_OPERATION,
+        "Carry out a profile operation (`params['operation']`: reboot, stop, lock, …).",
+    )  # fmt: skip
     update: Final = Operation(
         "update", ActionName.NODE_UPDATE, NodeUpdateRequest, OperationAccepted,
         ensure_can_update, child=False, doc="Change the node's name, role or metadata.",

@@ -49,6 +49,7 @@ _AS_CLUSTER_OPERATION = {
     ActionName.NODE_DELETE: ActionName.CLUSTER_DELETE,
     ActionName.NODE_CHECK: ActionName.NODE_CHECK,
     ActionName.NODE_RECOVER: ActionName.CLUSTER_RECOVER,
+    ActionName.NODE_OPERATION: ActionName.NODE_OPERATION,
 }
 #: What the node shows while an operation runs.
 _RUNNING = {
@@ -298,6 +299,7 @@ class NodeWorkflow(NodeSpine):
     delete, delete_signal = update_and_signal(Ops.delete, NodeSpine.accept)
     check, check_signal = update_and_signal(Ops.check, NodeSpine.accept)
     recover, recover_signal = update_and_signal(Ops.recover, NodeSpine.accept)
+    operation, operation_signal = update_and_signal(Ops.operation, NodeSpine.accept)
     update, update_signal = update_and_signal(Ops.update, NodeSpine.change)
 
     @workflow.init

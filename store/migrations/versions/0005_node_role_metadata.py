@@ -1,4 +1,5 @@
-"""nodes.role and nodes.metadata_ (Senlin's node role and metadata)
+"""nodes.role, nodes.metadata_ and clusters.config (Senlin's node role and metadata, and
+cluster config)
 
 Revision ID: 0005
 Revises: 0004
@@ -18,6 +19,9 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table('clusters', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('config', sa.JSON(), nullable=False, server_default='{}'))
+        batch_op.add_column(sa.Column('timeout', sa.Integer(), nullable=True))
     with op.batch_alter_table('nodes', schema=None) as batch_op:
         batch_op.add_column(
             sa.Column(
@@ -36,3 +40,6 @@ def downgrade() -> None:
     with op.batch_alter_table('nodes', schema=None) as batch_op:
         batch_op.drop_column('metadata_')
         batch_op.drop_column('role')
+    with op.batch_alter_table('clusters', schema=None) as batch_op:
+        batch_op.drop_column('timeout')
+        batch_op.drop_column('config')
