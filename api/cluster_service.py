@@ -28,9 +28,9 @@ from domain.cluster.requests import (
     PolicyDetachRequest,
     PolicyUpdateRequest,
 )
-from domain.cluster.scaling import validate_capacity
+from domain.cluster.scaling import validate_capacity, validate_new_cluster_size
 from domain.cluster.state import AttachedPolicy, ClusterSpec, ClusterState
-from domain.errors import InvalidRequest, MultipleChoices, NotFound
+from domain.errors import ActionInProgress, InvalidRequest, MultipleChoices, NotFound
 from store.clusters import ClusterRecord, NodeRecord, get_cluster, get_node
 from store.policies import PolicyRecord, get_policy
 from store.profiles import ProfileRecord, get_profile
@@ -46,7 +46,7 @@ async def create_cluster(
     db: Database, temporal: TemporalGateway, caller: Caller, body: ClusterBody
 ) -> tuple[str, OperationAccepted]:
     """Start the cluster's entity workflow with its `create` update; returns ids."""
-    validate_capacity(body.desired_capacity, body.min_size, body.max_size)
+    validate_new_cluster_size(body.desired_capacity, body.min_size, body.max_size)
     profile: ProfileRecord | None = await db.run(get_profile, caller.project_id, body.profile_id)
     if profile is None:
         raise InvalidRequest(f"The specified profile '{body.profile_id}' could not be found.")
@@ -108,10 +108,20 @@ async def send_cluster_update(
     operation: Operation[ClusterState, RequestT, OperationAccepted],
     request: RequestT,
 ) -> OperationAccepted:
-    """Send one of `ClusterOperations` to the cluster's workflow; rejections become 409/400."""
-    return await temporal.update(
-        ids.cluster(record.id), operation, request, subject=f"Cluster {record.name}"
-    )
+    """Send one of `ClusterOperations` to the cluster's workflow; rejections become 409/400.
+
+    A cluster busy with another action refuses in Senlin's words (its `ResourceIsLocked`);
+    which action holds it is in `GET /v1/actions?status=RUNNING`.
+    """
+    try:
+        return await temporal.update(
+            ids.cluster(record.id), operation, request, subject=f"Cluster {record.name}"
+        )
+    except ActionInProgress as err:
+        raise ActionInProgress(
+            f"{operation.action} for cluster '{record.id}' cannot be completed because it is "
+            "already locked."
+        ) from err
 
 
 def new_action_id() -> str:
@@ -145,11 +155,11 @@ async def attach_request(
 async def detach_request(
     db: Database, caller: Caller, body: PolicyDetachBody
 ) -> PolicyDetachRequest:
-    """Detach by policy id or name (an id of a since-deleted policy still works)."""
+    """Detach by policy id or name (Senlin's 400 when no such policy exists)."""
     policy: PolicyRecord | None = await db.run(get_policy, caller.project_id, body.policy_id)
-    return PolicyDetachRequest(
-        action_id=new_action_id(), policy_id=policy.id if policy else body.policy_id
-    )
+    if policy is None:
+        raise InvalidRequest(f"The specified policy '{body.policy_id}' could not be found.")
+    return PolicyDetachRequest(action_id=new_action_id(), policy_id=policy.id)
 
 
 async def policy_update_request(

@@ -123,8 +123,9 @@ def parse_list_query(
             filters[key] = [parse_bool(key, single[key])]
     for key, choices in (("status", rules.statuses), ("level", rules.levels)):
         given = filters.get(key)
-        if given and choices is not None and any(v not in choices for v in given):
-            raise InvalidRequest(f"Field value {given!r} is invalid")
+        wrong = [v for v in given or () if choices is not None and v not in choices]
+        if wrong:  # oslo's enum field names the first value it cannot take, as given
+            raise InvalidRequest(f"Field value {wrong[0]} is invalid")
     return ListQuery(
         filters=filters,
         limit=_limit(single["limit"]) if "limit" in single else None,

@@ -103,6 +103,7 @@ class ClusteringApi:
             await error_response(code, title, err.message, err.openstack_type)(scope, receive, send)
             return
         answer = f"{SERVICE_TYPE} {version[0]}.{version[1]}"
+        scope = _json_by_default(scope)
 
         async def send_with_version(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -112,6 +113,16 @@ class ClusteringApi:
             await send(message)
 
         await self.app(scope, receive, send_with_version)
+
+
+def _json_by_default(scope: Scope) -> Scope:
+    """A body without a `Content-Type` is JSON, as Senlin reads every body (tempest's
+    clustering client sends `validate` with only its microversion header)."""
+    headers = Headers(scope=scope)
+    if scope.get("method") in ("POST", "PUT", "PATCH") and "content-type" not in headers:
+        raw = [*scope.get("headers", []), (b"content-type", b"application/json")]
+        return {**scope, "headers": raw}
+    return scope
 
 
 def install_clustering(app: FastAPI) -> None:

@@ -81,6 +81,12 @@ def count_clusters_using_profile(session: Session, profile_id: str) -> int:
     return int(session.exec(query).one())
 
 
+def count_nodes_using_profile(session: Session, profile_id: str) -> int:
+    """How many nodes (standalone ones included) still use a profile."""
+    query = select(func.count()).select_from(NodeRecord).where(NodeRecord.profile_id == profile_id)
+    return int(session.exec(query).one())
+
+
 def cluster_names_using_policy(session: Session, project_id: str, policy_id: str) -> list[str]:
     """Names of the project's clusters that have the policy attached."""
     query = select(ClusterRecord).where(ClusterRecord.project_id == project_id)

@@ -54,8 +54,11 @@ async def get_cluster_policy_route(
     """One binding; the policy by id, unique name or short id (404 when not attached)."""
     cluster = await find_cluster(db, caller, cluster_id)
     policy: PolicyRecord | None = await db.run(get_policy, caller.project_id, policy_id)
-    wanted = policy.id if policy else policy_id
+    if policy is None:
+        raise NotFound(f"The policy '{policy_id}' could not be found.")
     for binding in ClusterPolicyPublic.bindings(cluster):
-        if binding.policy_id == wanted:
+        if binding.policy_id == policy.id:
             return ClusterPolicyEnvelope(cluster_policy=binding)
-    raise NotFound(f"The policy '{policy_id}' is not attached to the cluster '{cluster_id}'.")
+    raise NotFound(
+        f"The policy '{policy_id}' is not found attached to the specified cluster '{cluster_id}'."
+    )

@@ -54,7 +54,7 @@ from api.schemas.clusters import (
 )
 from api.schemas.common import ERROR_RESPONSES
 from api.senlin_lists import ClustersQuery, filter_and_page
-from api.senlin_prefix import require_version
+from api.senlin_prefix import requested_version, require_version
 from api.temporal import TemporalGateway
 from domain.cluster.policies.scaling import ScalingPolicyProperties, scaled_count
 from domain.cluster.policies.specs import PolicyType
@@ -82,6 +82,8 @@ from workflows.operation import Operation
 router = APIRouter(prefix="/v1", tags=["clusters"], responses=ERROR_RESPONSES)
 #: The clustering microversion that brought cluster collect.
 COLLECT_VERSION = (1, 2)
+#: The clustering microversion from which a cluster update honours `profile_only`.
+PROFILE_ONLY_VERSION = (1, 6)
 #: The clustering microversion that brought cluster and node operations.
 OPERATIONS_VERSION = (1, 4)
 #: Node fields a cluster operation's `filters` may select on.
@@ -183,6 +185,8 @@ async def update_cluster_route(
     if body.cluster is None:
         raise InvalidRequest("Malformed request data, missing 'cluster' key in request body.")
     changes = body.cluster
+    if requested_version(http_request.headers) < PROFILE_ONLY_VERSION:
+        changes = changes.model_copy(update={"profile_only": None})  # Senlin ignores it
     record = await find_cluster(db, caller, cluster_id)
     properties = changes.properties()
     if not properties and changes.profile_id is None:

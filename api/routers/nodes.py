@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Request, Response, status
+from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
@@ -22,11 +23,12 @@ from api.schemas.clusters import (
     NodeList,
     NodePublic,
     RecoverBody,
+    senlin_bool,
 )
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.nodes import NodeCreate, NodePatch
 from api.senlin_lists import NodesQuery, filter_and_page
-from api.senlin_prefix import require_version
+from api.senlin_prefix import requested_version, require_version
 from domain.cluster.requests import ClusterOperationRequest, MarkNodeRequest, OperationAccepted
 from domain.cluster.server_ops import parse_operation
 from domain.cluster.standalone import NodeUpdateRequest
@@ -64,11 +66,32 @@ async def _view(db: DbDep, caller: CallerDep, node_id: str) -> NodePublic:
     return view
 
 
-def _accepted_node(
-    request: Request, response: Response, accepted: OperationAccepted, node: NodePublic
-) -> NodeEnvelope:
-    response.headers["Location"] = action_location(request, accepted.action_id)
-    return NodeEnvelope(node=node)
+#: The clustering microversion from which nodes show `tainted`.
+TAINTED_VERSION = (1, 13)
+
+
+def node_document(node: NodePublic, request: Request, *, details: bool = False) -> dict[str, Any]:
+    """A node as Senlin shows it: `details` only when asked (`show_details`), `tainted`
+    only from API 1.13."""
+    document: dict[str, Any] = node.model_dump(mode="json")
+    if not details:
+        document.pop("details", None)
+    if requested_version(request.headers) < TAINTED_VERSION:
+        document.pop("tainted", None)
+    return document
+
+
+def _node_response(
+    request: Request,
+    node: NodePublic,
+    *,
+    status_code: int = status.HTTP_200_OK,
+    accepted: OperationAccepted | None = None,
+    details: bool = False,
+) -> JSONResponse:
+    headers = {"Location": action_location(request, accepted.action_id)} if accepted else None
+    body = {"node": node_document(node, request, details=details)}
+    return JSONResponse(body, status_code=status_code, headers=headers)
 
 
 def _accepted(request: Request, response: Response, accepted: OperationAccepted) -> ActionAccepted:
@@ -78,17 +101,13 @@ def _accepted(request: Request, response: Response, accepted: OperationAccepted)
 
 @router.post("/nodes", status_code=status.HTTP_202_ACCEPTED, response_model=NodeEnvelope)
 async def create_node_route(
-    caller: WriterDep,
-    db: DbDep,
-    temporal: TemporalDep,
-    body: NodeCreate,
-    http_request: Request,
-    response: Response,
-) -> NodeEnvelope:
+    caller: WriterDep, db: DbDep, temporal: TemporalDep, body: NodeCreate, http_request: Request
+) -> JSONResponse:
     """A standalone node, or with `cluster_id` a new member of that cluster (202; the
     action in `Location` says when its server is ACTIVE)."""
     node_id, accepted = await create_node(db, temporal, caller, body.node)
-    return _accepted_node(http_request, response, accepted, await _view(db, caller, node_id))
+    node = await _view(db, caller, node_id)
+    return _node_response(http_request, node, status_code=202, accepted=accepted)
 
 
 @router.get("/nodes", response_model=NodeList)
@@ -96,8 +115,9 @@ async def list_nodes_route(
     query: NodesQuery,
     caller: CallerDep,
     db: DbDep,
+    request: Request,
     cluster_id: Annotated[str | None, Query(max_length=64)] = None,
-) -> NodeList:
+) -> JSONResponse:
     """Nodes of the caller's project, optionally of one cluster (by id, name or short
     id; an unknown one is Senlin's 400)."""
     if cluster_id:
@@ -107,13 +127,22 @@ async def list_nodes_route(
         cluster_id = found.id
     views = await db.run(_node_views, caller.project_id, cluster_id)
     query.filters.pop("cluster_id", None)
-    return NodeList(nodes=filter_and_page(views, query))
+    listed = [node_document(n, request) for n in filter_and_page(views, query)]
+    return JSONResponse({"nodes": listed})
 
 
 @router.get("/nodes/{node_id}", response_model=NodeEnvelope)
-async def get_node_route(caller: CallerDep, db: DbDep, node_id: NodeId) -> NodeEnvelope:
-    """One node by id, unique name or short id."""
-    return NodeEnvelope(node=await _view(db, caller, node_id))
+async def get_node_route(
+    caller: CallerDep,
+    db: DbDep,
+    node_id: NodeId,
+    request: Request,
+    show_details: Annotated[str | None, Query(max_length=8)] = None,
+) -> JSONResponse:
+    """One node by id, unique name or short id; `show_details=true` adds `details`
+    (Warden shows what its own record holds, not a fresh look at the server)."""
+    details = show_details is not None and senlin_bool(show_details)
+    return _node_response(request, await _view(db, caller, node_id), details=details)
 
 
 @router.delete(
@@ -218,8 +247,7 @@ async def patch_node_route(
     node_id: NodeId,
     body: NodePatch,
     http_request: Request,
-    response: Response,
-) -> NodeEnvelope:
+) -> JSONResponse:
     """Senlin's update `{"node": {name?, role?, metadata?, tainted?}}` (202 and the
     action), or Warden's mark `{"mark_unhealthy": bool}` (200): ERROR, and the first
     victim of the next scale-in, or the mark cleared."""
@@ -227,7 +255,7 @@ async def patch_node_route(
     if body.node is None:
         assert body.mark_unhealthy is not None  # NodePatch allows one form or the other
         await _mark(db, caller, temporal, node, body.mark_unhealthy, body.status_reason)
-        return NodeEnvelope(node=await _view(db, caller, node.id))
+        return _node_response(http_request, await _view(db, caller, node.id))
     changes = body.node
     if changes.profile_id is not None:
         raise InvalidRequest(
@@ -252,8 +280,8 @@ async def patch_node_route(
             tainted=changes.tainted,
         )
         accepted = await send_node_update(temporal, node, NodeOps.update, update)
-    response.status_code = status.HTTP_202_ACCEPTED
-    return _accepted_node(http_request, response, accepted, await _view(db, caller, node.id))
+    node_view = await _view(db, caller, node.id)
+    return _node_response(http_request, node_view, status_code=202, accepted=accepted)
 
 
 async def _mark(

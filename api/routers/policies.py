@@ -54,8 +54,7 @@ def _delete(session: Session, project_id: str, policy_id: str) -> None:
     users = cluster_names_using_policy(session, project_id, record.id)
     if users:
         raise Conflict(
-            f"The policy '{policy_id}' is still attached to cluster(s) {', '.join(users)}; "
-            "detach it first."
+            f"The policy '{policy_id}' cannot be deleted: still attached to some clusters."
         )
     session.delete(record)
 

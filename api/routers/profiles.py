@@ -22,7 +22,7 @@ from api.schemas.profiles import (
 from api.senlin_lists import ProfilesQuery, filter_and_page
 from domain.cluster.profiles import ProfileSpec, parse_profile_spec
 from domain.errors import Conflict, InvalidRequest, NotFound
-from store.clusters import count_clusters_using_profile
+from store.clusters import count_clusters_using_profile, count_nodes_using_profile
 from store.columns import now_utc
 from store.profiles import ProfileRecord, get_profile, list_profiles
 
@@ -53,8 +53,13 @@ def _delete(session: Session, project_id: str, profile_id: str) -> None:
     record = get_profile(session, project_id, profile_id)
     if record is None:
         raise NotFound(f"The profile '{profile_id}' could not be found.")
-    if count_clusters_using_profile(session, record.id):
-        raise Conflict(f"The profile '{profile_id}' is still in use by a cluster.")
+    if count_clusters_using_profile(session, record.id) or count_nodes_using_profile(
+        session, record.id
+    ):
+        raise Conflict(
+            f"The profile '{profile_id}' cannot be deleted: still referenced by some "
+            "clusters and/or nodes."
+        )
     session.delete(record)
 
 

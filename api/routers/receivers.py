@@ -58,7 +58,12 @@ async def create_receiver_route(
     """A webhook receiver that runs `action` on the cluster (400 for what Warden cannot run)."""
     spec = body.receiver
     check_receiver(spec.type, spec.action, spec.params)
-    cluster = await find_cluster(db, caller, spec.cluster_id)
+    try:
+        cluster = await find_cluster(db, caller, spec.cluster_id)
+    except NotFound as err:  # Senlin's 400: the body names a cluster that is not there
+        raise InvalidRequest(
+            f"The specified cluster '{spec.cluster_id}' could not be found."
+        ) from err
     now = now_utc()
     record = ReceiverRecord(
         id=str(uuid.uuid4()),

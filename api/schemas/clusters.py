@@ -10,6 +10,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     computed_field,
     field_validator,
     model_validator,
@@ -94,15 +95,41 @@ class LockBody(StrictModel):
     owner: str = Field("", max_length=255)
 
 
+def senlin_int(name: str, value: object) -> int:
+    """An integer parameter as Senlin's `parse_int_param` reads one (`"2"` is 2)."""
+    if isinstance(value, bool):
+        raise InvalidRequest(f"The value for {name} must be an integer: '{value}'.")
+    try:
+        return int(str(value).strip())
+    except ValueError as err:
+        raise InvalidRequest(f"The value for {name} must be an integer: '{value}'.") from err
+
+
 class ScaleBody(StrictModel):
     """`scale_out {count}` / `scale_in {count}`. No count (openstacksdk sends null) is
-    the attached scaling policy's for that event, else 1 (`api.routers.clusters`)."""
+    the attached scaling policy's for that event, else 1 (`api.routers.clusters`).
+    Checked in Senlin's words before the cluster is looked up."""
 
     count: int | None = Field(None, ge=1, le=MAX_CAPACITY)
 
+    @field_validator("count", mode="before")
+    @classmethod
+    def _senlin_count(cls, value: object) -> object:
+        if value is None:
+            return None
+        count = senlin_int("count", value)
+        if count < 0:
+            raise InvalidRequest("Value must be >= 0 for field 'count'.")
+        if count == 0:
+            raise InvalidRequest("Count for a scale request cannot be 0.")
+        if count > MAX_CAPACITY:
+            raise InvalidRequest(f"Value must be <= {MAX_CAPACITY} for field 'count'.")
+        return count
+
 
 class ResizeBody(StrictModel):
-    """`resize {...}` with Senlin's parameters; sizes are checked by the cluster."""
+    """`resize {...}` with Senlin's parameters, checked as Senlin's API checks them
+    (before the cluster is looked up); sizes against the cluster, by the cluster."""
 
     adjustment_type: AdjustmentType | None = None
     number: float | None = Field(None, ge=-MAX_CAPACITY * 100, le=MAX_CAPACITY * 100)
@@ -110,6 +137,38 @@ class ResizeBody(StrictModel):
     max_size: int | None = Field(None, ge=-1, le=MAX_CAPACITY)
     min_step: int | None = Field(None, ge=0, le=MAX_CAPACITY)
     strict: bool = True
+
+    @field_validator("adjustment_type", mode="before")
+    @classmethod
+    def _known_type(cls, value: object) -> object:
+        if value is not None and value not in {t.value for t in AdjustmentType}:
+            raise InvalidRequest(f"Value '{value}' is not acceptable for field 'adjustment_type'.")
+        return value
+
+    @field_validator("min_size", "max_size", "min_step", mode="before")
+    @classmethod
+    def _integer(cls, value: object, info: ValidationInfo) -> object:
+        return None if value is None else senlin_int(str(info.field_name), value)
+
+    @model_validator(mode="after")
+    def _senlin_rules(self) -> ResizeBody:
+        given = (self.adjustment_type, self.number, self.min_size, self.max_size)
+        if all(v is None for v in given):
+            raise InvalidRequest("Not enough parameters to do resize action.")
+        if self.adjustment_type is not None and self.number is None:
+            raise InvalidRequest("Missing number value for size adjustment.")
+        if self.number is not None and self.adjustment_type is None:
+            raise InvalidRequest("Missing adjustment_type value for size adjustment.")
+        if self.adjustment_type == AdjustmentType.EXACT_CAPACITY and (self.number or 0) < 0:
+            raise InvalidRequest(
+                "The 'number' must be non-negative integer for adjustment type 'EXACT_CAPACITY'."
+            )
+        low, high = self.min_size, self.max_size
+        if low is not None and high is not None and high > 0 and low > high:
+            raise InvalidRequest(
+                f"The specified min_size ({low}) is greater than the specified max_size ({high})."
+            )
+        return self
 
 
 #: What oslo's `bool_from_string` takes (Senlin's boolean parameters), and means.
@@ -184,10 +243,15 @@ class ReplaceNodesBody(StrictModel):
 
 
 class PolicyAttachBody(StrictModel):
-    """`policy_attach {policy_id, enabled?}`."""
+    """`policy_attach {policy_id, enabled?}` (`enabled` read as Senlin reads a boolean)."""
 
     policy_id: str = Field(min_length=1, max_length=255)
     enabled: bool = True
+
+    @field_validator("enabled", mode="before")
+    @classmethod
+    def _senlin_bool(cls, value: object) -> object:
+        return True if value is None else senlin_bool(value)
 
 
 class PolicyUpdateBody(StrictModel):

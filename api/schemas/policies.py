@@ -39,7 +39,7 @@ class PolicyValidate(StrictModel):
 class PolicyUpdateBody(StrictModel):
     """The inside of `PATCH /v1/policies/{id}`: Senlin renames a policy, nothing else."""
 
-    name: str | None = Field(None, min_length=1, max_length=255)
+    name: str = Field(min_length=1, max_length=255)
 
 
 class PolicyUpdate(StrictModel):

@@ -31,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from domain.errors import InvalidRequest
+from domain.errors import InvalidRequest, NotFound
 from domain.servers import NetworkRequest
 
 PROFILE_TYPE: Final = "os.nova.server"
@@ -302,10 +302,8 @@ def parse_profile_spec(spec: Any, *, prefix: str = "spec") -> ProfileSpec:
     # Senlin finds the plugin by `<type>-<str(version)>`; `version: 1.0` (YAML) finds 1.0.
     type_name, version = spec["type"], str(spec["version"])
     if type_name != PROFILE_TYPE or version not in VERSIONS:
-        where = "type" if type_name != PROFILE_TYPE else "version"
-        raise InvalidRequest(
-            f"{prefix}.{where}: The profile_type '{type_name}-{version}' could not be found."
-        )
+        # Senlin's 404: no plugin of that type and version.
+        raise NotFound(f"The profile_type '{type_name}-{version}' could not be found.")
     try:
         return ProfileSpec.model_validate(dict(spec))
     except ValidationError as exc:

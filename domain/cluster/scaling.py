@@ -282,3 +282,21 @@ def validate_capacity(desired: int, min_size: int, max_size: int) -> None:
         raise InvalidRequest(
             f"The target capacity ({desired}) is greater than the cluster's max_size ({max_size})."
         )
+
+
+def validate_new_cluster_size(desired: int, min_size: int, max_size: int) -> None:
+    """A new cluster's sizes, in the order and words of Senlin's `check_size_params`
+    (the sizes are all the caller's own: "the specified min_size")."""
+    if desired < min_size:
+        raise InvalidRequest(
+            f"The target capacity ({desired}) is less than the specified min_size ({min_size})."
+        )
+    if max_size >= 0 and desired > max_size:
+        raise InvalidRequest(
+            f"The target capacity ({desired}) is greater than the specified max_size ({max_size})."
+        )
+    if max_size >= 0 and min_size > max_size:
+        raise InvalidRequest(
+            f"The specified min_size ({min_size}) is greater than the specified "
+            f"max_size ({max_size})."
+        )

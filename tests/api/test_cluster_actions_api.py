@@ -23,7 +23,7 @@ DELETION = {
 @pytest.mark.parametrize(
     ("body", "needle"),
     [
-        ({"scale_in": {"count": 0}}, "count"),
+        ({"scale_in": {"count": 0}}, "cannot be 0"),
         ({"scale_out": {"count": "many"}}, "count"),
         ({"scale_in": {"count": 1, "force": True}}, "force"),
         ({"resize": {"adjustment_type": "SOME"}}, "adjustment_type"),
@@ -70,7 +70,6 @@ async def test_policy_secret_is_stored_but_never_shown(api: httpx.AsyncClient) -
     ("spec", "needle"),
     [
         ({**DELETION, "version": "2.0"}, "version"),
-        ({**DELETION, "type": "senlin.policy.bogus"}, "type"),
         ({**DELETION, "extra": 1}, "extra"),
         (
             {
@@ -93,6 +92,15 @@ async def test_invalid_policy_specs_are_400(
 ) -> None:
     assert_error(
         await api.post("/v1/policies", json={"policy": {"name": "bad", "spec": spec}}), 400, needle
+    )
+
+
+async def test_an_unknown_policy_type_is_senlins_404(api: httpx.AsyncClient) -> None:
+    spec = {**DELETION, "type": "senlin.policy.bogus"}
+    assert_error(
+        await api.post("/v1/policies", json={"policy": {"name": "bad", "spec": spec}}),
+        404,
+        "The policy_type 'senlin.policy.bogus-1.1' could not be found.",
     )
 
 

@@ -183,7 +183,12 @@ async def test_operations_the_cluster_rejects_answer_the_documented_errors(
     scale_in = action_id_of(await act(api, cluster_id, {"scale_in": {"count": 1}}))
     token = await waiting_victim(api, scale_in)
     busy = await act(api, cluster_id, {"scale_out": {"count": 1}})
-    assert_error(busy, 409, "Cluster web already has an action (CLUSTER_SCALE_IN) in progress.")
+    assert_error(
+        busy,
+        409,
+        f"CLUSTER_SCALE_OUT for cluster '{cluster_id}' cannot be completed because it is "
+        "already locked.",
+    )
     complete = {"complete_lifecycle": {"lifecycle_action_token": token["id"]}}
     assert action_id_of(await act(api, cluster_id, complete)) == token["id"]
     assert (await action_done(api, scale_in))["status"] == "SUCCEEDED"
@@ -269,7 +274,11 @@ async def test_a_webhook_receiver_scales_the_cluster_when_its_url_is_called(
     assert (await api.delete(receiver_url)).status_code == 204
     assert_error(await api.post(url.path, headers={"X-Auth-Token": ""}), 404, "webhook")
     unknown = {**body, "cluster_id": "nope"}
-    assert_error(await api.post("/v1/receivers", json={"receiver": unknown}), 404, "nope")
+    assert_error(
+        await api.post("/v1/receivers", json={"receiver": unknown}),
+        400,
+        "The specified cluster 'nope' could not be found.",
+    )
     message = {**body, "type": "message"}
     assert_error(await api.post("/v1/receivers", json={"receiver": message}), 400, "message")
 

@@ -73,4 +73,5 @@ async def test_node_check_is_refused_while_the_cluster_is_busy(
 
     refused = await api.post(f"/v1/nodes/{node['id']}/actions", json={"check": {}})
 
-    assert_error(refused, 409, "already has an action (CLUSTER_SCALE_IN) in progress")
+    assert_error(refused, 409, "NODE_CHECK for cluster")
+    assert_error(refused, 409, "cannot be completed because it is already locked.")

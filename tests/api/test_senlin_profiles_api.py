@@ -117,8 +117,10 @@ async def test_specs_senlin_refuses_are_400_in_its_words(api: httpx.AsyncClient)
         tempest_spec(bogus="foo"),
         "profile.spec.properties.bogus: Unrecognizable spec item 'bogus'",
     )
-    await refused(
-        {**TEMPEST_SPEC, "type": "senlin.profile.bogus"},
+    unknown = {"name": "bad", "spec": {**TEMPEST_SPEC, "type": "senlin.profile.bogus"}}
+    assert_error(
+        await api.post("/v1/profiles", json={"profile": unknown}),
+        404,
         "The profile_type 'senlin.profile.bogus-1.0' could not be found.",
     )
     await refused(

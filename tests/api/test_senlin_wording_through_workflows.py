@@ -70,7 +70,8 @@ async def test_profile_only_moves_the_cluster_not_its_nodes(
     ]
     cluster_id = await _cluster(api, "web", old["id"])
     body = {"cluster": {"profile_id": new["id"], "profile_only": True}}
-    updated = await api.patch(f"/v1/clusters/{cluster_id}", json=body)
+    v16 = {"OpenStack-API-Version": "clustering 1.6"}  # below it, Senlin ignores the flag
+    updated = await api.patch(f"/v1/clusters/{cluster_id}", json=body, headers=v16)
     assert (await action_done(api, action_id_of(updated)))["status"] == "SUCCEEDED"
     assert (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]["profile_id"] == new[
         "id"
@@ -101,5 +102,5 @@ async def test_bindings_have_ids_and_check_takes_any_parameters(
     assert_error(
         await api.get("/v1/events", params={"level": "bad-level"}),
         400,
-        "Field value ['bad-level'] is invalid",
+        "Field value bad-level is invalid",
     )

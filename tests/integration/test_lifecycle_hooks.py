@@ -347,7 +347,7 @@ async def test_size_bounds_busy_and_lock_rules_over_http(warden: Warden) -> None
         [token] = await waiting_tokens(api, parent)
         busy = await act(api, cluster_id, {"scale_out": {"count": 1}})
         assert busy.status_code == 409
-        assert "already has an action (CLUSTER_SCALE_IN)" in busy.json()["error"]["message"]
+        assert "because it is already locked" in busy.json()["error"]["message"]
         done = await act(
             api, cluster_id, {"complete_lifecycle": {"lifecycle_action_token": token["id"]}}
         )

@@ -39,7 +39,8 @@ ID_3 = "33333333-3333-4333-8333-333333333333"
         ([("sort", "name:sideways")], "Unsupported sort dir 'sideways' for 'sort'."),
         ([("sort", ":asc")], "Missing sort key for 'sort'."),
         ([("marker", "bad-marker")], "The value for marker is not a valid UUID: 'bad-marker'."),
-        ([("status", "bad-status")], "Field value ['bad-status'] is invalid"),
+        ([("status", "bad-status")], "Field value bad-status is invalid"),
+        ([("status", "ACTIVE"), ("status", "['x']")], "Field value ['x'] is invalid"),
     ],
 )
 def test_a_bad_cluster_list_parameter_gets_senlins_400(

@@ -23,7 +23,7 @@ from domain.cluster.policies.batch import BatchPolicyProperties
 from domain.cluster.policies.deletion import DeletionPolicyProperties
 from domain.cluster.policies.health import NOVA_SERVER, DetectionType, HealthPolicyProperties
 from domain.cluster.policies.scaling import ScalingPolicyProperties
-from domain.errors import InvalidRequest
+from domain.errors import InvalidRequest, NotFound
 
 SUPPORTED_VERSION: Final = "1.1"
 
@@ -110,7 +110,7 @@ def parse_policy_spec(
     unknown = sorted(str(key) for key in spec if key not in ("type", "version", "properties"))
     if unknown:
         raise InvalidRequest(f"spec.{unknown[0]}: unknown key")
-    policy_type = _policy_type(spec.get("type"))
+    policy_type = _policy_type(spec.get("type"), spec.get("version"))
     _check_version(spec.get("version"), policy_type)
     properties = spec.get("properties", {})
     if not isinstance(properties, Mapping):
@@ -123,16 +123,14 @@ def parse_policy_spec(
     return ParsedPolicy(type=policy_type, version=_VERSIONS[policy_type], properties=props)
 
 
-def _policy_type(value: Any) -> PolicyType:
+def _policy_type(value: Any, version: Any) -> PolicyType:
     if value is None:
         raise InvalidRequest("spec.type: required")
     try:
         return PolicyType(value)
     except ValueError:
-        expected = ", ".join(PolicyType)
-        raise InvalidRequest(
-            f"spec.type: unsupported policy type {value!r}; expected one of {expected}"
-        ) from None
+        # Senlin's 404: no plugin of that type and version.
+        raise NotFound(f"The policy_type '{value}-{version}' could not be found.") from None
 
 
 def _check_version(value: Any, policy_type: PolicyType) -> None:

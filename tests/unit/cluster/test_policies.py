@@ -23,7 +23,7 @@ from domain.cluster.policies.specs import (
     ensure_profile_supports,
     parse_policy_spec,
 )
-from domain.errors import InvalidRequest
+from domain.errors import InvalidRequest, NotFound
 from domain.hook_urls import expand_poll_url, validate_hook_url
 
 SECRET = "s3cr3t-hmac-key"
@@ -91,7 +91,6 @@ def test_missing_properties_mean_all_defaults() -> None:
         (["not", "a", "map"], "spec: must be an object"),
         ({**deletion_spec(), "name": "x"}, "spec.name: unknown key"),
         ({"version": "1.1", "properties": {}}, "spec.type: required"),
-        ({**deletion_spec(), "type": "senlin.policy.bogus"}, "spec.type: unsupported policy"),
         ({"type": "senlin.policy.deletion", "properties": {}}, "spec.version: required"),
         ({**deletion_spec(), "version": "1.0"}, "spec.version: unsupported version '1.0'"),
         ({**deletion_spec(), "version": True}, "spec.version: unsupported version True"),
@@ -100,6 +99,12 @@ def test_missing_properties_mean_all_defaults() -> None:
 )
 def test_malformed_envelope_is_rejected_naming_the_key(spec: Any, message: str) -> None:
     rejects(spec, message)
+
+
+def test_an_unknown_policy_type_is_not_found_in_senlin_s_words() -> None:
+    with pytest.raises(NotFound) as missing:
+        parse_policy_spec({**deletion_spec(), "type": "senlin.policy.bogus"})
+    assert str(missing.value) == "The policy_type 'senlin.policy.bogus-1.1' could not be found."
 
 
 # --- deletion policy ------------------------------------------------------------------

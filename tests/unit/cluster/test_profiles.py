@@ -12,7 +12,7 @@ import pytest
 
 from domain.cluster.nodes import NodeState
 from domain.cluster.profiles import ProfileSpec, parse_profile_spec
-from domain.errors import InvalidRequest
+from domain.errors import InvalidRequest, NotFound
 from domain.servers import NetworkRequest, ServerRequest
 from workflows.cluster.operations import server_request
 
@@ -44,7 +44,7 @@ def refusal(raw: Any) -> str:
     """Why `parse_profile_spec` refuses `raw` ("" when it takes it)."""
     try:
         parse_profile_spec(raw)
-    except InvalidRequest as err:
+    except (InvalidRequest, NotFound) as err:
         return str(err)
     return ""
 
@@ -78,13 +78,15 @@ def test_yaml_number_versions_are_senlin_s_and_stored_as_text(version: Any, stor
 @pytest.mark.parametrize("version", [1, "1", 1.2, "2.0", True])
 def test_versions_senlin_has_no_plugin_for_are_refused(version: Any) -> None:
     assert refusal(spec(version)) == (
-        f"spec.version: The profile_type 'os.nova.server-{version}' could not be found."
+        f"The profile_type 'os.nova.server-{version}' could not be found."
     )
 
 
 def test_another_profile_type_is_not_found_in_senlin_s_words() -> None:
     raw = {"type": "os.heat.stack", "version": "1.0", "properties": {}}
-    assert refusal(raw) == "spec.type: The profile_type 'os.heat.stack-1.0' could not be found."
+    assert refusal(raw) == "The profile_type 'os.heat.stack-1.0' could not be found."
+    with pytest.raises(NotFound):  # Senlin's 404
+        parse_profile_spec(raw)
 
 
 @pytest.mark.parametrize("key", ["type", "version"])
