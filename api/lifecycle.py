@@ -40,7 +40,9 @@ async def signal_lifecycle(
     (the NODE_DELETE action's id).
 
     An unknown cluster, an unknown token, or one of another cluster, is a 404. A token
-    that is no longer waiting is a no-op, so an app may safely retry its call. The
+    that is no longer waiting is a no-op, so an app may safely retry its call; so is
+    another action of the cluster, which has no hook to complete (Senlin answers 202 and
+    resumes nothing, too). The
     cluster and the action are read in one database call: an app completing a burst of
     tokens waits on one thread hop each, not two (docs/performance.md).
     """
@@ -49,14 +51,13 @@ async def signal_lifecycle(
     cluster, action = await db.run(_cluster_and_action, caller.project_id, cluster_id, token)
     if cluster is None:
         raise NotFound(f"The cluster '{cluster_id}' could not be found.")
-    if (
-        action is None
-        or action.name != ActionName.NODE_DELETE
-        or action.inputs.get("cluster_id") != cluster.id
-    ):
+    ours = action is not None and cluster.id in (action.target, action.inputs.get("cluster_id"))
+    if action is None or not ours:
         raise NotFound(
             f"The lifecycle action token '{token}' could not be found in cluster {cluster.name}."
         )
+    if action.name != ActionName.NODE_DELETE:
+        return token  # an action of the cluster with no lifecycle to complete
     client = await temporal.client()
     handle = client.get_workflow_handle(ids.node_deletion(token))
     for _ in range(START_RETRIES):

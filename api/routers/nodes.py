@@ -26,7 +26,7 @@ from api.schemas.clusters import (
     senlin_bool,
 )
 from api.schemas.common import ERROR_RESPONSES
-from api.schemas.nodes import NodeCreate, NodePatch
+from api.schemas.nodes import NodeChanges, NodeCreate, NodePatch
 from api.senlin_lists import NodesQuery, filter_and_page
 from api.senlin_prefix import requested_version, require_version
 from domain.cluster.requests import ClusterOperationRequest, MarkNodeRequest, OperationAccepted
@@ -34,7 +34,7 @@ from domain.cluster.server_ops import parse_operation
 from domain.cluster.standalone import NodeUpdateRequest
 from domain.errors import InvalidRequest, NotFound
 from store.clusters import ClusterRecord, NodeRecord, get_cluster, get_node, list_nodes
-from store.profiles import get_profile, list_profiles
+from store.profiles import ProfileRecord, get_profile, list_profiles
 from workflows.cluster.messages import ClusterOperations as ClusterOps
 from workflows.node.messages import NodeOperations as NodeOps
 
@@ -257,11 +257,20 @@ async def patch_node_route(
         await _mark(db, caller, temporal, node, body.mark_unhealthy, body.status_reason)
         return _node_response(http_request, await _view(db, caller, node.id))
     changes = body.node
-    if changes.profile_id is not None:
+    if changes.profile_id is not None and not is_standalone(node):
         raise InvalidRequest(
-            "profile_id: a node's profile is changed by updating its cluster's profile "
-            "(PATCH /v1/clusters/{id}); a node update of the profile is not supported."
+            "profile_id: a member's profile is changed by updating its cluster's profile "
+            "(PATCH /v1/clusters/{id}), which rolls every member onto it."
         )
+    new_profile = None
+    if changes.profile_id is not None:
+        new_profile = await db.run(get_profile, caller.project_id, changes.profile_id)
+        if new_profile is None:
+            raise InvalidRequest(
+                f"The specified profile '{changes.profile_id}' could not be found."
+            )
+        if new_profile.id == node.profile_id:
+            new_profile = None  # the same profile: nothing to recreate
     if not is_standalone(node):
         if changes.name is not None or changes.role is not None or changes.metadata is not None:
             raise InvalidRequest(
@@ -272,6 +281,21 @@ async def patch_node_route(
             raise InvalidRequest("No property needs an update.")
         accepted = await _mark(db, caller, temporal, node, changes.tainted, "")
     else:
+        accepted = await _update_standalone(temporal, node, changes, new_profile)
+    node_view = await _view(db, caller, node.id)
+    return _node_response(http_request, node_view, status_code=202, accepted=accepted)
+
+
+async def _update_standalone(
+    temporal: TemporalDep, node: NodeRecord, changes: NodeChanges, profile: ProfileRecord | None
+) -> OperationAccepted:
+    """The properties at once, then (with a new profile) the server recreated from it;
+    the answer names the last action."""
+    simple = (changes.name, changes.role, changes.metadata, changes.tainted)
+    if profile is None and all(v is None for v in simple):
+        raise InvalidRequest("No property needs an update.")
+    accepted = None
+    if any(v is not None for v in simple):
         update = NodeUpdateRequest(
             action_id=new_action_id(),
             name=changes.name,
@@ -280,8 +304,12 @@ async def patch_node_route(
             tainted=changes.tainted,
         )
         accepted = await send_node_update(temporal, node, NodeOps.update, update)
-    node_view = await _view(db, caller, node.id)
-    return _node_response(http_request, node_view, status_code=202, accepted=accepted)
+    if profile is not None:
+        params = {"profile_id": profile.id, "profile": profile.spec}
+        request = ClusterOperationRequest(action_id=new_action_id(), params=params)
+        accepted = await send_node_update(temporal, node, NodeOps.update_profile, request)
+    assert accepted is not None
+    return accepted
 
 
 async def _mark(

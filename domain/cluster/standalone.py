@@ -115,6 +115,14 @@ def ensure_node_can_run(
                 raise Conflict(f"Node {node.name} already exists.")
             return
         ensure_node_idle(state)
+        if name == ActionName.NODE_UPDATE:
+            profile = req.params.get("profile")
+            if not req.params.get("profile_id") or not isinstance(profile, dict):
+                raise InvalidRequest("profile_id: the new profile and its spec are required")
+            if profile.get("type") != state.profile.get("type"):
+                raise InvalidRequest(
+                    "Cannot update a node to a different profile type, operation aborted."
+                )
         if name == ActionName.NODE_RECOVER:
             plan_recover(as_cluster(state), {**req.params, "nodes": [node.node_id]})
 

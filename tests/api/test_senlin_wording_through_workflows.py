@@ -104,3 +104,35 @@ async def test_bindings_have_ids_and_check_takes_any_parameters(
         400,
         "Field value bad-level is invalid",
     )
+
+
+async def test_complete_lifecycle_of_an_action_without_a_hook_is_a_no_op(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    profile = (await api.post("/v1/profiles", json={"profile": PROFILE})).json()["profile"]
+    cluster_id = await _cluster(api, "web", profile["id"])
+    scaled = action_id_of(await act(api, cluster_id, {"scale_out": {"count": "1"}}))
+    await action_done(api, scaled)
+    done = await act(api, cluster_id, {"complete_lifecycle": {"lifecycle_action_token": scaled}})
+    assert done.status_code == 202, done.text
+    unknown = await act(api, cluster_id, {"complete_lifecycle": {"lifecycle_action_token": "x"}})
+    assert_error(unknown, 404, "The lifecycle action token 'x' could not be found")
+
+
+async def test_a_standalone_node_moves_to_another_profile(running_warden: InProcessWarden) -> None:
+    api = running_warden.api
+    old = (await api.post("/v1/profiles", json={"profile": PROFILE})).json()["profile"]
+    new = (await api.post("/v1/profiles", json={"profile": {**PROFILE, "name": "bigger"}})).json()[
+        "profile"
+    ]
+    made = await api.post("/v1/nodes", json={"node": {"name": "solo", "profile_id": old["id"]}})
+    await action_done(api, action_id_of(made))
+    node_id = made.json()["node"]["id"]
+    moved = await api.patch(f"/v1/nodes/{node_id}", json={"node": {"profile_id": new["id"]}})
+    assert (await action_done(api, action_id_of(moved)))["status"] == "SUCCEEDED"
+    assert (await api.get(f"/v1/nodes/{node_id}")).json()["node"]["profile_id"] == new["id"]
+    missing = await api.patch(f"/v1/nodes/{node_id}", json={"node": {"profile_id": "ghost"}})
+    assert_error(missing, 400, "The specified profile 'ghost' could not be found.")
+    refused = await api.delete(f"/v1/profiles/{new['id']}")
+    assert_error(refused, 409, "still referenced by some clusters and/or nodes")

@@ -45,31 +45,91 @@ PASSING_API: Final = frozenset(
         "test_API_version_show_invalid_version",
         "api_versions.test_api_versions_list.TestAPIVersions.test_API_versions_list",
         "build_info.test_build_info.TestBuildInfo.test_build_info_get",
-        "cluster_policies.test_cluster_policy_list_negative.TestClusterPolicyListNegativeBadRequest."
-        "test_cluster_policy_list_cluster_not_found",
-        "cluster_policies.test_cluster_policy_list_negative.TestClusterPolicyListNegativeBadRequest."
-        "test_cluster_policy_list_enabled_not_bool",
-        "cluster_policies.test_cluster_policy_list_negative.TestClusterPolicyListNegativeBadRequest."
-        "test_cluster_policy_list_invalid_params",
-        "cluster_policies.test_cluster_policy_list_negative.TestClusterPolicyListNegativeBadRequest."
-        "test_cluster_policy_list_invalid_sort",
-        "cluster_policies.test_cluster_policy_show_negative.TestClusterPolicyShowNegativeClusterNotFound."
-        "test_cluster_policy_show_cluster_not_found",
+        "cluster_policies.test_cluster_policy_list.TestClusterPolicyList.test_cluster_policy_list",
+        "cluster_policies.test_cluster_policy_list_negative."
+        "TestClusterPolicyListNegativeBadRequest.test_cluster_policy_list_cluster_not_found",
+        "cluster_policies.test_cluster_policy_list_negative."
+        "TestClusterPolicyListNegativeBadRequest.test_cluster_policy_list_enabled_not_bool",
+        "cluster_policies.test_cluster_policy_list_negative."
+        "TestClusterPolicyListNegativeBadRequest.test_cluster_policy_list_invalid_params",
+        "cluster_policies.test_cluster_policy_list_negative."
+        "TestClusterPolicyListNegativeBadRequest.test_cluster_policy_list_invalid_sort",
+        "cluster_policies.test_cluster_policy_show.TestClusterPolicyShow.test_cluster_policy_show",
+        "cluster_policies.test_cluster_policy_show_negative."
+        "TestClusterPolicyShowNegativeBadRequest.test_cluster_policy_show_multiple_choice",
+        "cluster_policies.test_cluster_policy_show_negative."
+        "TestClusterPolicyShowNegativeClusterNotFound.test_cluster_policy_show_cluster_not_found",
+        "cluster_policies.test_cluster_policy_show_negative."
+        "TestClusterPolicyShowNegativeNoPolicyBinding.test_cluster_policy_show_no_policy_binding",
+        "cluster_policies.test_cluster_policy_show_negative."
+        "TestClusterPolicyShowNegativePolicyNotFound.test_cluster_policy_show_policy_not_found",
         "clusters.test_cluster_action_negative.TestClusterActionNegativeCommon."
         "test_cluster_action_multiple_action_specified",
         "clusters.test_cluster_action_negative.TestClusterActionNegativeCommon."
         "test_cluster_action_no_action_specified",
+        "clusters.test_cluster_action_negative.TestClusterActionNegativeCommon."
+        "test_cluster_action_unrecognized_action",
+        "clusters.test_cluster_add_nodes.TestClusterActionAddNodes.test_cluster_action_add_nodes",
+        "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeClusterNotFound."
+        "test_cluster_add_nodes_cluster_not_found",
+        "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeInvalidNodesParams."
+        "test_cluster_add_mult_node_with_same_name",
+        "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeInvalidNodesParams."
+        "test_cluster_add_nodes_missing_nodes_params",
+        "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeInvalidNodesParams."
+        "test_cluster_add_nodes_params_empty_list",
+        "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeInvalidNodesParams."
+        "test_cluster_add_nodes_params_not_list",
+        "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeNodeNotFound."
+        "test_cluster_add_nodes_node_not_found",
+        "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeNodeNotOrphan."
+        "test_cluster_add_nodes_node_not_orphan",
+        "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeSizeCheckFailed."
+        "test_cluster_add_nodes_cluster_size_check_failed",
         "clusters.test_cluster_check.TestClusterActionCheck.test_cluster_action_check",
+        "clusters.test_cluster_check.TestClusterCheckNegativeInvalidParams."
+        "test_cluster_check_params_not_dict",
+        "clusters.test_cluster_check.TestClusterCheckNegativeNotFound."
+        "test_cluster_check_cluster_not_found",
+        "clusters.test_cluster_collect.TestClusterCollect.test_cluster_collect",
+        "clusters.test_cluster_collect.TestClusterCollectNegative."
+        "test_cluster_collect_cluster_not_found",
+        "clusters.test_cluster_collect.TestClusterCollectNegative."
+        "test_cluster_collect_failed_api_version",
+        "clusters.test_cluster_collect.TestClusterCollectNegative.test_cluster_collect_failed_path",
+        "clusters.test_cluster_complete_lifecycle.TestClusterActionCompleteLifecycle."
+        "test_cluster_action_complete_lifecycle",
+        "clusters.test_cluster_create.TestClusterCreate.test_cluster_create_all_attrs_defined",
         "clusters.test_cluster_create_negative.TestClusterCreateNegativeBadRequest."
         "test_cluster_create_cluster_data_not_specified",
         "clusters.test_cluster_create_negative.TestClusterCreateNegativeBadRequest."
         "test_cluster_create_miss_profile",
         "clusters.test_cluster_create_negative.TestClusterCreateNegativeBadRequest."
         "test_cluster_create_profile_invalid",
+        "clusters.test_cluster_create_negative.TestClusterCreateNegativeBadRequest."
+        "test_cluster_create_size_constraint_illegal",
+        "clusters.test_cluster_del_nodes.TestClusterActionDelNodes.test_cluster_action_del_nodes",
         "clusters.test_cluster_del_nodes.TestClusterDelNodesNegativeClusterNotFound."
         "test_cluster_del_nodes_cluster_not_found",
+        "clusters.test_cluster_del_nodes.TestClusterDelNodesNegativeInvalidNodesParams."
+        "test_cluster_del_nodes_destroy_not_bool",
+        "clusters.test_cluster_del_nodes.TestClusterDelNodesNegativeInvalidNodesParams."
+        "test_cluster_del_nodes_missing_nodes_params",
+        "clusters.test_cluster_del_nodes.TestClusterDelNodesNegativeInvalidNodesParams."
+        "test_cluster_del_nodes_params_empty_list",
+        "clusters.test_cluster_del_nodes.TestClusterDelNodesNegativeInvalidNodesParams."
+        "test_cluster_del_nodes_params_not_list",
+        "clusters.test_cluster_del_nodes.TestClusterDelNodesNegativeNodeNotFound."
+        "test_cluster_del_nodes_node_not_found",
+        "clusters.test_cluster_del_nodes.TestClusterDelNodesNegativeNodeOfOtherCluster."
+        "test_cluster_del_nodes_node_of_other_cluster",
+        "clusters.test_cluster_del_nodes.TestClusterDelNodesNegativeOrphanNode."
+        "test_cluster_del_nodes_orphan_node",
         "clusters.test_cluster_del_nodes.TestClusterDelNodesNegativeSizeCheckFailed."
         "test_cluster_del_nodes_cluster_size_check_failed",
+        "clusters.test_cluster_delete.TestClusterDelete.test_cluster_delete_in_active_status",
+        "clusters.test_cluster_delete_negative.TestClusterDeleteNegativeBadRequest."
+        "test_cluster_delete_multiple_choice",
         "clusters.test_cluster_delete_negative.TestClusterDeleteNegativeNotFound."
         "test_cluster_delete_not_found",
         "clusters.test_cluster_list.TestClusterList.test_cluster_list",
@@ -85,10 +145,16 @@ PASSING_API: Final = frozenset(
         "test_cluster_list_invalid_sort",
         "clusters.test_cluster_list_negative.TestClusterListNegativeBadRequest."
         "test_cluster_list_limit_not_int",
+        "clusters.test_cluster_list_negative.TestClusterListNegativeBadRequest."
+        "test_cluster_list_unsupported_status",
         "clusters.test_cluster_policy_attach.TestClusterActionPolicyAttach."
         "test_cluster_action_policy_attach",
         "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativeInvalidParams."
+        "test_cluster_policy_attach_invalid_enabled_param",
+        "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativeInvalidParams."
         "test_cluster_policy_attach_missing_policy_id_param",
+        "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativeInvalidParams."
+        "test_cluster_policy_attach_params_not_dict",
         "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativeNotFound."
         "test_cluster_policy_attach_cluster_not_found",
         "clusters.test_cluster_policy_attach.TestClusterPolicyAttachNegativePolicyNotFound."
@@ -97,12 +163,66 @@ PASSING_API: Final = frozenset(
         "test_cluster_action_policy_detach",
         "clusters.test_cluster_policy_detach.TestClusterPolicyDetachNegativeInvalidParams."
         "test_cluster_policy_detach_missing_profile_id_param",
+        "clusters.test_cluster_policy_detach.TestClusterPolicyDetachNegativeInvalidParams."
+        "test_cluster_policy_detach_param_not_dict",
         "clusters.test_cluster_policy_detach.TestClusterPolicyDetachNegativeNotFound."
         "test_cluster_policy_detach_cluster_not_found",
+        "clusters.test_cluster_policy_detach.TestClusterPolicyDetachNegativePolicyNotFound."
+        "test_cluster_policy_detach_policy_not_found",
+        "clusters.test_cluster_policy_detach.TestClusterPolicyDetachNegativeUnattached."
+        "test_cluster_policy_detach_policy_unattached",
+        "clusters.test_cluster_policy_update.TestClusterActionPolicyUpdate."
+        "test_cluster_action_policy_update",
+        "clusters.test_cluster_policy_update.TestClusterPolicyUpdateNegativeInvalidParams."
+        "test_cluster_policy_update_invalid_enabled_param",
+        "clusters.test_cluster_policy_update.TestClusterPolicyUpdateNegativeInvalidParams."
+        "test_cluster_policy_update_missing_profile_id_param",
+        "clusters.test_cluster_policy_update.TestClusterPolicyUpdateNegativeInvalidParams."
+        "test_cluster_policy_update_params_not_dict",
+        "clusters.test_cluster_policy_update.TestClusterPolicyUpdateNegativeNotFound."
+        "test_cluster_policy_update_cluster_not_found",
+        "clusters.test_cluster_policy_update.TestClusterPolicyUpdateNegativePolicyNotFound."
+        "test_cluster_policy_update_policy_not_found",
+        "clusters.test_cluster_policy_update.TestClusterPolicyUpdateNegativeUnattached."
+        "test_cluster_policy_update_policy_unattached",
         "clusters.test_cluster_recover.TestClusterActionRecover.test_cluster_action_recover",
+        "clusters.test_cluster_recover.TestClusterRecoverNegativeInvalidParams."
+        "test_cluster_recover_params_not_dict",
+        "clusters.test_cluster_recover.TestClusterRecoverNegativeNotFound."
+        "test_cluster_recover_cluster_not_found",
+        "clusters.test_cluster_replace_nodes.TestClusterActionReplaceNodes."
+        "test_cluster_action_replace",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodeNegativeClusterNotFound."
+        "test_cluster_replace_nodes_cluster_not_found",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodeNegativeOldOrphan."
+        "test_cluster_replace_nodes_old_node_orphan",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodesNegativeInvalidParams."
+        "test_cluster_replace_nodes_duplicated_node",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodesNegativeInvalidParams."
+        "test_cluster_replace_nodes_missing_new_node",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodesNegativeInvalidParams."
+        "test_cluster_replace_nodes_params_empty_map",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodesNegativeInvalidParams."
+        "test_cluster_replace_nodes_params_not_map",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodesNegativeNewNotFound."
+        "test_cluster_replace_nodes_old_node_not_found",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodesNegativeNewNotOrphan."
+        "test_cluster_replace_nodes_new_node_not_orphan",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodesNegativeOldNotFound."
+        "test_cluster_replace_nodes_old_node_not_found",
         "clusters.test_cluster_resize.TestClusterActionResize.test_cluster_action_resize",
         "clusters.test_cluster_resize.TestClusterResizeNegativeClusterNotFound."
         "test_cluster_resize_cluster_not_found",
+        "clusters.test_cluster_resize.TestClusterResizeNegativeInvalidResizeParams."
+        "test_cluster_resize_invalid_adj_number",
+        "clusters.test_cluster_resize.TestClusterResizeNegativeInvalidResizeParams."
+        "test_cluster_resize_invalid_adj_type",
+        "clusters.test_cluster_resize.TestClusterResizeNegativeInvalidResizeParams."
+        "test_cluster_resize_min_size_over_max_size",
+        "clusters.test_cluster_resize.TestClusterResizeNegativeInvalidResizeParams."
+        "test_cluster_resize_missing_adj_number",
+        "clusters.test_cluster_resize.TestClusterResizeNegativeInvalidResizeParams."
+        "test_cluster_resize_missing_adj_type",
         "clusters.test_cluster_resize.TestClusterResizeNegativeSizeCheckFailed."
         "test_cluster_resize_break_lower_limit",
         "clusters.test_cluster_resize.TestClusterResizeNegativeSizeCheckFailed."
@@ -116,20 +236,39 @@ PASSING_API: Final = frozenset(
         "clusters.test_cluster_resize.TestClusterResizeNegativeSizeCheckFailed."
         "test_cluster_resize_min_size_over_current_max_size",
         "clusters.test_cluster_scale_in.TestClusterActionScaleIn.test_cluster_action_scale_in",
+        "clusters.test_cluster_scale_in.TestClusterScaleInInvalidRequest."
+        "test_cluster_scale_in_invalid_count",
+        "clusters.test_cluster_scale_in.TestClusterScaleInNegativeBadRequest."
+        "test_cluster_scale_in_invalid_count",
         "clusters.test_cluster_scale_in.TestClusterScaleInNegativeNotFound."
         "test_cluster_scale_in_cluster_not_found",
         "clusters.test_cluster_scale_out.TestClusterActionScaleOut.test_cluster_action_scale_out",
+        "clusters.test_cluster_scale_out.TestClusterScaleOutInvalidRequest."
+        "test_cluster_scale_out_invalid_count",
+        "clusters.test_cluster_scale_out.TestClusterScaleOutNegativeBadRequest."
+        "test_cluster_scale_out_invalid_count",
         "clusters.test_cluster_scale_out.TestClusterScaleOutNegativeNotFound."
         "test_cluster_scale_out_cluster_not_found",
         "clusters.test_cluster_show.TestClusterShow.test_cluster_show",
+        "clusters.test_cluster_show_negative.TestClusterShowNegativeBadRequest."
+        "test_cluster_show_multiple_choice",
         "clusters.test_cluster_show_negative.TestClusterShowNegativeNotFound."
         "test_cluster_show_cluster_not_found",
+        "clusters.test_cluster_update.TestClusterUpdate.test_cluster_update_basic_properties",
         "clusters.test_cluster_update_negative.TestClusterUpdateNegativeInvalidParam."
         "test_cluster_update_cluster_empty_param",
         "clusters.test_cluster_update_negative.TestClusterUpdateNegativeInvalidParam."
         "test_cluster_update_cluster_invalid_param",
+        "clusters.test_cluster_update_negative.TestClusterUpdateNegativeNoPropertyUpdated."
+        "test_cluster_update_no_property_updated",
+        "clusters.test_cluster_update_negative.TestClusterUpdateNegativeNotFound."
+        "test_cluster_update_cluster_not_found",
+        "clusters.test_cluster_update_negative.TestClusterUpdateNegativeProfileMultichoices."
+        "test_cluster_update_profile_multichoices",
         "clusters.test_cluster_update_negative.TestClusterUpdateNegativeProfileNotFound."
         "test_cluster_update_profile_not_found",
+        "clusters.test_cluster_update_profile.TestClusterUpdateProfile."
+        "test_cluster_update_profile_profile_only",
         "events.test_event_list.TestEventList.test_event_list",
         "events.test_event_list_negative.TestEventListNegativeBadRequest."
         "test_event_list_global_project_false",
@@ -143,8 +282,33 @@ PASSING_API: Final = frozenset(
         "test_event_list_invalid_sort",
         "events.test_event_list_negative.TestEventListNegativeBadRequest."
         "test_event_list_limit_not_int",
+        "events.test_event_list_negative.TestEventListNegativeBadRequest."
+        "test_event_list_unsupported_level",
+        "events.test_event_show.TestEventShow.test_event_show",
+        "events.test_event_show_negative.TestEventShowNegativeNotFound.test_event_show_not_found",
+        "nodes.test_node_action_negative.TestNodeActionNegativeBadRequest."
+        "test_multiple_action_specified",
+        "nodes.test_node_action_negative.TestNodeActionNegativeBadRequest.test_no_action_specified",
+        "nodes.test_node_action_negative.TestNodeActionNegativeBadRequest.test_unrecognized_action",
+        "nodes.test_node_check.TestNodeCheck.test_check",
         "nodes.test_node_check.TestNodeCheckNegative.test_node_not_found",
+        "nodes.test_node_check.TestNodeCheckNegative.test_param_is_not_map",
+        "nodes.test_node_create.TestNodeCreate.test_node_create_all_attrs_defined",
+        "nodes.test_node_create.TestNodeCreate.test_node_create_all_attrs_defined_v1_13",
+        "nodes.test_node_create_negative.TestNodeCreateNegativeInvalidRequest."
+        "test_node_create_empty_param",
+        "nodes.test_node_create_negative.TestNodeCreateNegativeInvalidRequest."
+        "test_node_create_miss_name",
+        "nodes.test_node_create_negative.TestNodeCreateNegativeInvalidRequest."
+        "test_node_create_miss_profile",
+        "nodes.test_node_create_negative.TestNodeCreateNegativeInvalidRequest."
+        "test_node_create_unsupported_param",
+        "nodes.test_node_delete.TestNodeDelete.test_node_delete",
+        "nodes.test_node_delete_negative.TestNodeDeleteNegativeBadRequest."
+        "test_node_delete_multiple_choice",
         "nodes.test_node_delete_negative.TestNodeDeleteNegativeNotFound.test_node_delete_not_found",
+        "nodes.test_node_list.TestNodeList.test_node_list",
+        "nodes.test_node_list.TestNodeList.test_node_list_v1_13",
         "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
         "test_node_list_cluster_not_found",
         "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
@@ -159,15 +323,44 @@ PASSING_API: Final = frozenset(
         "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
         "test_node_list_limit_negative",
         "nodes.test_node_list_negative.TestNodeListNegativeBadRequest.test_node_list_limit_not_int",
+        "nodes.test_node_list_negative.TestNodeListNegativeBadRequest."
+        "test_node_list_unsupported_status",
+        "nodes.test_node_operation.TestNodeOperation.test_reboot",
+        "nodes.test_node_operation.TestNodeOperationNegative.test_bad_microversion",
+        "nodes.test_node_operation.TestNodeOperationNegative.test_multiple_ops",
+        "nodes.test_node_operation.TestNodeOperationNegative.test_no_operation",
+        "nodes.test_node_operation.TestNodeOperationNegativeEngineFailure.test_node_not_found",
+        "nodes.test_node_operation.TestNodeOperationNegativeEngineFailure."
+        "test_operation_bad_params",
+        "nodes.test_node_operation.TestNodeOperationNegativeEngineFailure."
+        "test_operation_not_supported",
+        "nodes.test_node_recover.TestNodeRecover.test_node_action_recover",
         "nodes.test_node_recover.TestNodeRecoverNegative.test_node_not_found",
+        "nodes.test_node_recover.TestNodeRecoverNegative.test_param_is_not_map",
+        "nodes.test_node_show.TestNodeShow.test_node_show",
+        "nodes.test_node_show.TestNodeShow.test_node_show_v1_13",
+        "nodes.test_node_show_negative.TestNodeShowNegativeBadRequest."
+        "test_node_show_multiple_choice",
         "nodes.test_node_show_negative.TestNodeShowNegativeNotFound.test_node_show_not_found",
+        "nodes.test_node_update.TestNodeUpdate.test_node_update_basic_properties",
+        "nodes.test_node_update.TestNodeUpdate.test_node_update_basic_properties_v1_13",
+        "nodes.test_node_update_negative.TestNodeUpdateNegativeNoPropertyUpdated."
+        "test_node_update_no_property_updated",
+        "nodes.test_node_update_negative.TestNodeUpdateNegativeNotFound."
+        "test_node_update_node_not_found",
         "policies.test_policy_create_negative.TestPolicyCreateNegativeBadRequest."
         "test_policy_create_invalid_param",
         "policies.test_policy_create_negative.TestPolicyCreateNegativeBadRequest."
         "test_policy_create_name_not_specified",
         "policies.test_policy_create_negative.TestPolicyCreateNegativeBadRequest."
         "test_policy_create_policy_data_not_specified",
+        "policies.test_policy_create_negative.TestPolicyCreateNegativeBadRequest."
+        "test_policy_create_policy_type_incorrect",
         "policies.test_policy_delete.TestPolicyDelete.test_policy_delete",
+        "policies.test_policy_delete_negative.TestPolicyDeleteNegativeBadRequest."
+        "test_policy_delete_multiple_choice",
+        "policies.test_policy_delete_negative.TestPolicyDeleteNegativeConflict."
+        "test_policy_delete_conflict",
         "policies.test_policy_delete_negative.TestPolicyDeleteNegativeNotFound."
         "test_policy_delete_not_found",
         "policies.test_policy_list.TestPolicyList.test_policy_list",
@@ -184,9 +377,13 @@ PASSING_API: Final = frozenset(
         "policies.test_policy_list_negative.TestPolicyListNegativeBadRequest."
         "test_policy_list_limit_not_int",
         "policies.test_policy_show.TestPolicyShow.test_policy_show",
+        "policies.test_policy_show_negative.TestPolicyShowNegativeBadRequest."
+        "test_policy_show_multiple_choice",
         "policies.test_policy_show_negative.TestPolicyShowNegativeNotFound."
         "test_policy_show_not_found",
         "policies.test_policy_update.TestPolicyUpdate.test_policy_update",
+        "policies.test_policy_update_negative.TestPolicyUpdateNegativeBadRequest."
+        "test_policy_update_no_property_updated",
         "policies.test_policy_update_negative.TestPolicyUpdateNegativeBadRequest."
         "test_policy_update_spec_not_updatable",
         "policies.test_policy_update_negative.TestPolicyUpdateNegativeNotFound."
@@ -195,6 +392,12 @@ PASSING_API: Final = frozenset(
         "test_policy_update_policy_invalid_param",
         "policies.test_policy_update_negative.TestPolicyUpdateNegativeNotFound."
         "test_policy_update_policy_not_found",
+        "policies.test_policy_validate_negative.TestPolicyValidateNegativeBadRequest."
+        "test_policy_validate_no_spec",
+        "policies.test_policy_validate_negative.TestPolicyValidateNegativeBadRequest."
+        "test_policy_validate_policy_type_incorrect",
+        "policies.test_policy_validate_negative.TestPolicyValidateNegativeBadRequest."
+        "test_policy_validate_with_empty_body",
         "policy_types.test_policy_type_list.TestPolicyTypeList.test_policy_type_list",
         "policy_types.test_policy_type_list.TestPolicyTypeList.test_policy_type_list_v1_5",
         "policy_types.test_policy_type_show.TestPolicyTypeShow.test_policy_type_show",
@@ -202,6 +405,8 @@ PASSING_API: Final = frozenset(
         "policy_types.test_policy_type_show_negative.TestPolicyTypeShowNegative."
         "test_policy_type_show_not_found",
         "profile_types.test_profile_type_list.TestProfileTypeList.test_profile_type_list_v1_5",
+        "profile_types.test_profile_type_operation_list.TestProfileTypeOpeList."
+        "test_profile_type_operation_list",
         "profile_types.test_profile_type_show.TestProfileTypeShow.test_profile_type_show",
         "profile_types.test_profile_type_show.TestProfileTypeShow.test_profile_type_show_v1_5",
         "profile_types.test_profile_type_show_negative.TestProfileTypeShowNegativeNotFound."
@@ -214,8 +419,14 @@ PASSING_API: Final = frozenset(
         "profiles.test_profile_create_negative.TestProfileCreateNegativeBadRequest."
         "test_profile_create_profile_data_not_specified",
         "profiles.test_profile_create_negative.TestProfileCreateNegativeBadRequest."
+        "test_profile_create_profile_type_incorrect",
+        "profiles.test_profile_create_negative.TestProfileCreateNegativeBadRequest."
         "test_profile_create_spec_not_specified",
         "profiles.test_profile_delete.TestProfileDelete.test_profile_delete",
+        "profiles.test_profile_delete_negative.TestProfileDeleteNegativeBadRequest."
+        "test_profile_delete_multiple_choice",
+        "profiles.test_profile_delete_negative.TestProfileDeleteNegativeConflict."
+        "test_profile_delete_conflict",
         "profiles.test_profile_delete_negative.TestProfileDeleteNegativeNotFound."
         "test_profile_delete_not_found",
         "profiles.test_profile_list.TestProfileList.test_profile_list",
@@ -232,6 +443,8 @@ PASSING_API: Final = frozenset(
         "profiles.test_profile_list_negative.TestProfileListNegativeBadRequest."
         "test_profile_list_limit_not_int",
         "profiles.test_profile_show.TestProfileShow.test_profile_show",
+        "profiles.test_profile_show_negative.TestProfileShowNegativeBadRequest."
+        "test_profile_show_multiple_choice",
         "profiles.test_profile_show_negative.TestProfileShowNegativeNotFound."
         "test_profile_show_not_found",
         "profiles.test_profile_update.TestProfileUpdate.test_profile_update",
@@ -243,16 +456,27 @@ PASSING_API: Final = frozenset(
         "test_profile_update_profile_no_param",
         "profiles.test_profile_update_negative.TestProfileUpdateNegativeNotFound."
         "test_profile_update_profile_not_found",
+        "profiles.test_profile_validate.TestProfileValidate.test_profile_validate",
+        "profiles.test_profile_validate_negative.TestProfileValidateNegativeBadRequest."
+        "test_profile_validate_empty_body",
+        "profiles.test_profile_validate_negative.TestProfileValidateNegativeBadRequest."
+        "test_profile_validate_no_spec",
+        "profiles.test_profile_validate_negative.TestProfileValidateNegativeBadRequest."
+        "test_profile_validate_profile_type_incorrect",
         "receivers.test_receiver_create.TestReceiverCreate.test_receiver_create",
         "receivers.test_receiver_create_negative.TestReceiverCreateNegativeBadRequest."
         "test_receiver_create_name_length_out",
         "receivers.test_receiver_create_negative.TestReceiverCreateNegativeBadRequest."
         "test_receiver_create_receiver_data_not_specified",
         "receivers.test_receiver_create_negative.TestReceiverCreateNegativeBadRequest."
+        "test_receiver_create_target_cluster_not_found",
+        "receivers.test_receiver_create_negative.TestReceiverCreateNegativeBadRequest."
         "test_receiver_create_unsupported_receiver_type",
         "receivers.test_receiver_create_negative.TestReceiverCreateNegativeInvalidAction."
         "test_receiver_create_invalid_action",
         "receivers.test_receiver_delete.TestReceiverDelete.test_receiver_delete",
+        "receivers.test_receiver_delete_negative.TestReceiverDeleteNegativeBadRequest."
+        "test_receiver_delete_multiple_choice",
         "receivers.test_receiver_delete_negative.TestReceiverDeleteNegativeNotFound."
         "test_receiver_delete_not_found",
         "receivers.test_receiver_list.TestReceiverList.test_receiver_list",
@@ -271,6 +495,8 @@ PASSING_API: Final = frozenset(
         "receivers.test_receiver_list_negative.TestReceiverListNegativeBadRequest."
         "test_receiver_list_limit_not_int",
         "receivers.test_receiver_show.TestReceiverShow.test_receiver_show",
+        "receivers.test_receiver_show_negative.TestReceiverShowNegativeBadRequest."
+        "test_receiver_show_multiple_choice",
         "receivers.test_receiver_show_negative.TestReceiverShowNegativeNotFound."
         "test_receiver_show_not_found",
         "receivers.test_receiver_update.TestReceiverUpdate.test_receiver_update",
@@ -285,12 +511,20 @@ PASSING_API: Final = frozenset(
 PASSING_FUNCTIONAL: Final = frozenset(
     {
         "test_batch_policy.TestBatchPolicy.test_batch_policy",
+        "test_cluster_basic.TestClusterCreateListDelete.test_cluster_create_list_delete",
+        "test_cluster_basic.TestClusterUpdate.test_cluster_update_basic_properties",
         "test_cluster_basic.TestClusterUpdate.test_cluster_update_profile",
+        "test_cluster_membership.TestClusterMembership.test_cluster_node_add_del",
+        "test_cluster_membership.TestClusterReplaceNodes.test_cluster_replace_node",
         "test_cluster_scaling.TestClusterResize.test_cluster_resize_basic",
         "test_cluster_scaling.TestClusterResize.test_cluster_resize_constraint_adjusting",
         "test_cluster_scaling.TestClusterResize.test_cluster_resize_constraint_breaking",
         "test_deletion_policy.TestDeletionPolicy.test_deletion_policy",
         "test_deletion_policy.TestDeletionPolicy.test_deletion_policy_with_hook_timeout",
+        "test_node_basic.TestNodeUpdate.test_node_update_basic_properties",
+        "test_node_basic.TestNodeUpdate.test_node_update_basic_properties__with_tainted_v1_13",
+        "test_node_basic.TestNodeUpdate.test_node_update_basic_properties_v1_13",
+        "test_node_basic.TestNodeUpdate.test_node_update_profile",
         "test_receiver.TestReceiver.test_webhook",
     }
 )

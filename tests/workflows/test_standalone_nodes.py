@@ -16,7 +16,7 @@ from domain.cluster.standalone import NodeUpdateRequest, StandaloneNode
 from store.actions import ActionRecord
 from store.clusters import ClusterRecord, NodeRecord
 from tests.support.eventually import eventually
-from tests.workflows.support import Harness
+from tests.workflows.support import PROFILE, Harness
 
 
 async def test_a_standalone_node_is_created_updated_checked_and_deleted(harness: Harness) -> None:
@@ -195,3 +195,29 @@ async def test_a_node_operation_reboots_the_standalone_nodes_server(harness: Har
     assert (done.name, done.status) == ("NODE_OPERATION", "SUCCEEDED")
     [row] = harness.rows(NodeRecord, id=node_id)
     assert (row.status, row.status_reason) == ("ACTIVE", "Operation 'reboot' succeeded")
+
+
+async def test_a_new_profile_recreates_the_standalone_nodes_server(harness: Harness) -> None:
+    handle, node_id = await harness.create_node()
+    [before] = harness.rows(NodeRecord, id=node_id)
+    bigger = {**PROFILE, "properties": {**PROFILE["properties"], "flavor": "m1.small"}}
+    params = {"profile_id": "prof-2", "profile": bigger}
+    updated = await harness.update(handle, "update_profile", ClusterOperationRequest(params=params))
+    done = await harness.action_ends(updated.action_id)
+    assert (done.name, done.status) == ("NODE_UPDATE", "SUCCEEDED")
+    [after] = harness.rows(NodeRecord, id=node_id)
+    assert (after.profile_id, after.status) == ("prof-2", "ACTIVE")
+    assert after.physical_id != before.physical_id
+    assert before.physical_id not in harness.cloud.servers
+    state = StandaloneNode.model_validate(await handle.query("describe"))
+    assert state.profile["properties"]["flavor"] == "m1.small"
+
+
+async def test_a_profile_of_another_type_is_refused(harness: Harness) -> None:
+    handle, _ = await harness.create_node()
+    params = {"profile_id": "p", "profile": {"type": "os.heat.stack", "version": "1.0"}}
+    with pytest.raises(WorkflowUpdateFailedError) as failed:
+        await harness.update(handle, "update_profile", ClusterOperationRequest(params=params))
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError)
+    assert cause.message == "Cannot update a node to a different profile type, operation aborted."

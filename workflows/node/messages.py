@@ -66,6 +66,11 @@ class NodeOperations:
         "operation", ActionName.NODE_OPERATION,
         "Carry out a profile operation (`params['operation']`: reboot, stop, lock, …).",
     )  # fmt: skip
+    update_profile: Final = _child(
+        "update_profile", ActionName.NODE_UPDATE,
+        "Put the node on another profile of its type (`params`: profile_id, profile): its "
+        "server is recreated from it.",
+    )  # fmt: skip
     update: Final = Operation(
         "update", ActionName.NODE_UPDATE, NodeUpdateRequest, OperationAccepted,
         ensure_can_update, child=False, doc="Change the node's name, role or metadata.",

@@ -50,6 +50,9 @@ _AS_CLUSTER_OPERATION = {
     ActionName.NODE_CHECK: ActionName.NODE_CHECK,
     ActionName.NODE_RECOVER: ActionName.CLUSTER_RECOVER,
     ActionName.NODE_OPERATION: ActionName.NODE_OPERATION,
+    # A new profile: the node's server is recreated from it (Warden does not update a
+    # server in place to another profile, as it replaces a cluster's nodes).
+    ActionName.NODE_UPDATE: ActionName.CLUSTER_RECOVER,
 }
 #: What the node shows while an operation runs.
 _RUNNING = {
@@ -96,6 +99,7 @@ class NodeSpine(EntityWorkflow[StandaloneNode, RunningOperation, OperationAccept
                         self._action(
                             finished,
                             ActionStatus.SUCCEEDED,
+                            child=False,
                             inputs=req.model_dump(exclude={"action_id"}, exclude_none=True),
                             reason="Node updated successfully.",
                         )
@@ -160,13 +164,18 @@ class NodeSpine(EntityWorkflow[StandaloneNode, RunningOperation, OperationAccept
 
     def _child(self, op: RunningOperation) -> ChildPlan | None:
         node_id = self.state.node.node_id
+        params = {**op.params, "nodes": [node_id]}
+        state = self.state
+        if op.name == ActionName.NODE_UPDATE:
+            state = state.model_copy(update={"profile": op.params.get("profile", {})})
+            params = {"operation": "RECREATE", "nodes": [node_id]}
         as_op = RunningOperation(
             action_id=op.action_id,
             name=_AS_CLUSTER_OPERATION[op.name],
             new_node_ids=(node_id,) if op.name == ActionName.NODE_CREATE else (),
-            params={**op.params, "nodes": [node_id]},
+            params=params,
         )
-        return child_for(as_cluster(self.state), as_op, ClusterContext("", 30))
+        return child_for(as_cluster(state), as_op, ClusterContext("", 30))
 
     async def _finish(self, op: RunningOperation, outcome: Outcome) -> None:
         result: NodesOperationResult | None = outcome.result
@@ -178,8 +187,13 @@ class NodeSpine(EntityWorkflow[StandaloneNode, RunningOperation, OperationAccept
         deleted = ok and op.name == ActionName.NODE_DELETE
         if not ok and op.name in _RUNNING and node.status == _RUNNING[op.name]:
             node = node.model_copy(update={"status": NodeStatus.ERROR, "status_reason": reason})
+        profile = self.state.profile
+        if ok and op.name == ActionName.NODE_UPDATE:  # recreated on the new profile
+            node = node.model_copy(update={"profile_id": str(op.params["profile_id"])})
+            profile = dict(op.params.get("profile", {}))
         self.state = self.state.model_copy(
             update={
+                "profile": profile,
                 "node": node,
                 "busy": None,
                 "deleted": deleted,
@@ -219,6 +233,7 @@ class NodeSpine(EntityWorkflow[StandaloneNode, RunningOperation, OperationAccept
         *,
         reason: str = "",
         inputs: dict[str, Any] | None = None,
+        child: bool = True,
     ) -> ActionChange:
         node_id = self.state.node.node_id
         return ActionChange(
@@ -230,7 +245,7 @@ class NodeSpine(EntityWorkflow[StandaloneNode, RunningOperation, OperationAccept
             status_reason=reason,
             inputs=inputs,
             workflow_id=ids.node_operation(node_id, op.action_id)
-            if op.name in _AS_CLUSTER_OPERATION
+            if child
             else workflow.info().workflow_id,
             at=workflow.now(),
         )
@@ -299,6 +314,7 @@ class NodeWorkflow(NodeSpine):
     delete, delete_signal = update_and_signal(Ops.delete, NodeSpine.accept)
     check, check_signal = update_and_signal(Ops.check, NodeSpine.accept)
     recover, recover_signal = update_and_signal(Ops.recover, NodeSpine.accept)
+    update_profile, update_profile_signal = update_and_signal(Ops.update_profile, NodeSpine.accept)
     operation, operation_signal = update_and_signal(Ops.operation, NodeSpine.accept)
     update, update_signal = update_and_signal(Ops.update, NodeSpine.change)
 
