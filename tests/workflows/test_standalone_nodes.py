@@ -200,7 +200,10 @@ async def test_a_node_operation_reboots_the_standalone_nodes_server(harness: Har
 async def test_a_new_profile_recreates_the_standalone_nodes_server(harness: Harness) -> None:
     handle, node_id = await harness.create_node()
     [before] = harness.rows(NodeRecord, id=node_id)
-    bigger = {**PROFILE, "properties": {**PROFILE["properties"], "flavor": "m1.small"}}
+    bigger: dict[str, object] = {
+        **PROFILE,
+        "properties": {"image": "cirros", "flavor": "m1.small"},
+    }
     params = {"profile_id": "prof-2", "profile": bigger}
     updated = await harness.update(handle, "update_profile", ClusterOperationRequest(params=params))
     done = await harness.action_ends(updated.action_id)
