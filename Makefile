@@ -25,7 +25,7 @@ run: install ## Start Temporal dev server + UI, simcloud, worker and API (Ctrl-C
 	@$(UV) run --frozen warden dev
 
 test: install lint ## Lint, type-check and run the whole test suite, in parallel lanes
-	@$(UV) run --frozen pytest -n $(TEST_WORKERS) --dist loadgroup -m "not conformance"
+	@$(UV) run --frozen pytest -n $(TEST_WORKERS) --dist loadgroup -m "not conformance" --durations=15
 
 test-openstack: install ## The conformance scenarios on simcloud, then on real Keystone, Nova, Neutron, Glance, Placement
 	@$(UV) run --frozen pytest tests/conformance

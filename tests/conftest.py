@@ -45,12 +45,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark each test with its lane (its first folder under tests/), and run the
     integration lane last: the servers its session fixtures start stay up until the
-    session ends, and under their idle load the other lanes ran 2-3 times slower."""
+    session ends, and under their idle load the other lanes ran 2-3 times slower. Within
+    it the tempest suites go first: each runs minutes on one worker, and started last
+    they were the suite's tail."""
     for item in items:
         lane = item.path.relative_to(TESTS).parts[0]
         if lane in LANES:
             item.add_marker(getattr(pytest.mark, lane))
-    items.sort(key=lambda item: any(item.get_closest_marker(m) for m in SERVER_LANES))
+
+    def order(item: pytest.Item) -> tuple[bool, bool]:
+        server = any(item.get_closest_marker(m) for m in SERVER_LANES)
+        return server, "tempest" not in item.path.name
+
+    items.sort(key=order)
 
 
 @pytest_asyncio.fixture(scope="session")
