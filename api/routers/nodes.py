@@ -19,9 +19,9 @@ from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import (
     CheckBody,
     NodeActionRequest,
-    NodeEnvelope,
-    NodeList,
     NodePublic,
+    NodeShownEnvelope,
+    NodeShownList,
     RecoverBody,
     senlin_bool,
 )
@@ -99,7 +99,7 @@ def _accepted(request: Request, response: Response, accepted: OperationAccepted)
     return ActionAccepted(action=accepted.action_id)
 
 
-@router.post("/nodes", status_code=status.HTTP_202_ACCEPTED, response_model=NodeEnvelope)
+@router.post("/nodes", status_code=status.HTTP_202_ACCEPTED, response_model=NodeShownEnvelope)
 async def create_node_route(
     caller: WriterDep, db: DbDep, temporal: TemporalDep, body: NodeCreate, http_request: Request
 ) -> JSONResponse:
@@ -110,7 +110,7 @@ async def create_node_route(
     return _node_response(http_request, node, status_code=202, accepted=accepted)
 
 
-@router.get("/nodes", response_model=NodeList)
+@router.get("/nodes", response_model=NodeShownList)
 async def list_nodes_route(
     query: NodesQuery,
     caller: CallerDep,
@@ -131,7 +131,7 @@ async def list_nodes_route(
     return JSONResponse({"nodes": listed})
 
 
-@router.get("/nodes/{node_id}", response_model=NodeEnvelope)
+@router.get("/nodes/{node_id}", response_model=NodeShownEnvelope)
 async def get_node_route(
     caller: CallerDep,
     db: DbDep,
@@ -239,7 +239,11 @@ async def node_operation_route(
     return _accepted(http_request, response, accepted)
 
 
-@router.patch("/nodes/{node_id}", response_model=NodeEnvelope)
+@router.patch(
+    "/nodes/{node_id}",
+    response_model=NodeShownEnvelope,
+    responses={202: {"model": NodeShownEnvelope, "description": "Senlin's update: accepted"}},
+)
 async def patch_node_route(
     caller: WriterDep,
     db: DbDep,

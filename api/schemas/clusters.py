@@ -546,6 +546,47 @@ class NodePublic(BaseModel):
         )
 
 
+class NodeShown(BaseModel):
+    """A node as `/v1/nodes` answers it (the OpenAPI document's schema): `NodePublic`'s
+    fields, with `details` only when asked (`show_details`) and `tainted` only from API
+    1.13, as Senlin shows them (`api.routers.nodes.node_document`)."""
+
+    id: str
+    name: str
+    cluster_id: str
+    project_id: str
+    profile_id: str
+    physical_id: str | None
+    status: str
+    status_reason: str
+    index: int
+    data: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    profile_name: str = ""
+    user: str | None = None
+    domain: str | None = None
+    role: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    dependents: dict[str, Any] = Field(default_factory=dict)
+    project: str = ""
+    init_at: datetime | None = None
+    details: dict[str, Any] | None = None
+    tainted: bool | None = None
+
+
+class NodeShownEnvelope(BaseModel):
+    """`{"node": {...}}` as the node routes answer it."""
+
+    node: NodeShown
+
+
+class NodeShownList(BaseModel):
+    """`{"nodes": [...]}` as `GET /v1/nodes` answers it."""
+
+    nodes: list[NodeShown]
+
+
 class NodeEnvelope(BaseModel):
     """`{"node": {...}}`."""
 
