@@ -144,7 +144,14 @@ def action_location(request: Request, action_id: str) -> str:
     return f"{request.scope.get('root_path', '')}/v1/actions/{action_id}"
 
 
-def _accepted(request: Request, response: Response, action_id: str) -> ActionAccepted:
+def accepted_without_body(request: Request, action_id: str) -> Response:
+    """Senlin's answer to a delete: 202, no body, the action in `Location`."""
+    location = action_location(request, action_id)
+    return Response(status_code=status.HTTP_202_ACCEPTED, headers={"Location": location})
+
+
+def accepted_action(request: Request, response: Response, action_id: str) -> ActionAccepted:
+    """202 `{"action": id}` with the action in `Location`."""
     response.headers["Location"] = action_location(request, action_id)
     return ActionAccepted(action=action_id)
 
@@ -293,7 +300,7 @@ async def cluster_operation_route(
     params = {"operation": operation.name, "params": operation.params, "nodes": chosen}
     request = ClusterOperationRequest(action_id=new_action_id(), params=params)
     accepted = await send_cluster_update(temporal, record, Ops.operation, request)
-    return _accepted(http_request, response, accepted.action_id)
+    return accepted_action(http_request, response, accepted.action_id)
 
 
 @router.delete(
@@ -310,8 +317,7 @@ async def delete_cluster_route(
     record = await cluster.load()
     request = ClusterOperationRequest(action_id=new_action_id())
     accepted = await send_cluster_update(temporal, record, Ops.delete, request)
-    location = action_location(http_request, accepted.action_id)
-    return Response(status_code=status.HTTP_202_ACCEPTED, headers={"Location": location})
+    return accepted_without_body(http_request, accepted.action_id)
 
 
 @router.post(
@@ -339,7 +345,7 @@ async def cluster_action_route(
         token = await signal_lifecycle(
             db, temporal, caller, cluster_id, name, params.lifecycle_action_token
         )
-        return _accepted(http_request, response, token)
+        return accepted_action(http_request, response, token)
     record = await find_cluster(db, caller, cluster_id)
     if isinstance(params, LockBody):
         lock = LockClusterRequest(
@@ -370,7 +376,7 @@ async def cluster_action_route(
         accepted = await send_cluster_update(temporal, record, Ops.add_nodes, request)
     else:
         return await run_cluster_action(temporal, record, name, params, http_request, response)
-    return _accepted(http_request, response, accepted.action_id)
+    return accepted_action(http_request, response, accepted.action_id)
 
 
 def scale_params(record: ClusterRecord, name: str, params: ScaleBody) -> ScaleBody:
@@ -414,4 +420,4 @@ async def run_cluster_action(
         given = {}
     request = ClusterOperationRequest(action_id=new_action_id(), params=given)
     accepted = await send_cluster_update(temporal, record, _CLUSTER_ACTIONS[name], request)
-    return _accepted(http_request, response, accepted.action_id)
+    return accepted_action(http_request, response, accepted.action_id)

@@ -14,7 +14,13 @@ from api.cluster_service import find_cluster, new_action_id, send_cluster_update
 from api.deps import DbDep, TemporalDep
 from api.node_service import create_node, find_node, is_standalone, send_node_update
 from api.paths import NodeId
-from api.routers.clusters import OPERATIONS_VERSION, action_location, one_operation
+from api.routers.clusters import (
+    OPERATIONS_VERSION,
+    accepted_action,
+    accepted_without_body,
+    action_location,
+    one_operation,
+)
 from api.schemas.actions import ActionAccepted
 from api.schemas.clusters import (
     CheckBody,
@@ -94,11 +100,6 @@ def _node_response(
     return JSONResponse(body, status_code=status_code, headers=headers)
 
 
-def _accepted(request: Request, response: Response, accepted: OperationAccepted) -> ActionAccepted:
-    response.headers["Location"] = action_location(request, accepted.action_id)
-    return ActionAccepted(action=accepted.action_id)
-
-
 @router.post("/nodes", status_code=status.HTTP_202_ACCEPTED, response_model=NodeShownEnvelope)
 async def create_node_route(
     caller: WriterDep, db: DbDep, temporal: TemporalDep, body: NodeCreate, http_request: Request
@@ -169,8 +170,7 @@ async def delete_node_route(
         cluster = await find_cluster(db, caller, node.cluster_id)
         request = ClusterOperationRequest(action_id=new_action_id(), params={"nodes": [node.id]})
         accepted = await send_cluster_update(temporal, cluster, ClusterOps.delete_node, request)
-    location = action_location(http_request, accepted.action_id)
-    return Response(status_code=status.HTTP_202_ACCEPTED, headers={"Location": location})
+    return accepted_without_body(http_request, accepted.action_id)
 
 
 @router.post(
@@ -199,13 +199,13 @@ async def node_action_route(
     if is_standalone(node):
         request = ClusterOperationRequest(action_id=new_action_id(), params=given)
         accepted = await send_node_update(temporal, node, _STANDALONE_ACTIONS[name], request)
-        return _accepted(http_request, response, accepted)
+        return accepted_action(http_request, response, accepted.action_id)
     cluster = await find_cluster(db, caller, node.cluster_id)
     request = ClusterOperationRequest(
         action_id=new_action_id(), params={**given, "nodes": [node.id]}
     )
     accepted = await send_cluster_update(temporal, cluster, _MEMBER_ACTIONS[name], request)
-    return _accepted(http_request, response, accepted)
+    return accepted_action(http_request, response, accepted.action_id)
 
 
 @router.post(
@@ -236,7 +236,7 @@ async def node_operation_route(
     else:
         cluster = await find_cluster(db, caller, node.cluster_id)
         accepted = await send_cluster_update(temporal, cluster, ClusterOps.node_operation, request)
-    return _accepted(http_request, response, accepted)
+    return accepted_action(http_request, response, accepted.action_id)
 
 
 @router.patch(
