@@ -34,6 +34,7 @@ from activities.cloud.compute import Server
 from activities.cloud.loadbalancer import Member
 from activities.cloud.session import CloudSession
 from activities.listings import DEFAULT_MAX_AGE_S, SharedListing
+from activities.stack_nodes import StackNodeActivities
 from domain.cluster.health import NodeProbe, ProbeRequest, ProbeResult, ProbeState, ProbeTarget
 from domain.cluster.policies.health import (
     Detection,
@@ -46,6 +47,8 @@ from domain.cluster.policies.health import (
     RecoveryConditional,
 )
 from domain.cluster.recovery import in_transition
+from domain.cluster.stack_calls import StackRef
+from domain.cluster.stack_profile import StackHealth, StackVerdict
 from domain.errors import InvalidRequest, WardenError
 from domain.hook_urls import expand_poll_url, validate_hook_url
 
@@ -107,6 +110,7 @@ class HealthActivities:
         """
         self._session = session
         self._servers = SharedListing(self._list_servers, max_age_s=listing_max_age_s)
+        self._stacks = StackNodeActivities(session.orchestration)
         self._allowlist = tuple(url_allowlist)
         self._timeout = httpx.Timeout(poll_timeout_s)
         self._owns_http = http is None
@@ -181,6 +185,15 @@ class HealthActivities:
     async def _poll_node_status(
         self, targets: Sequence[ProbeTarget], *, shared: bool
     ) -> tuple[Findings, str]:
+        stacks = [t for t in targets if t.stack_name]
+        if stacks:
+            servers = [t for t in targets if not t.stack_name]
+            findings: Findings = {}
+            error = ""
+            if servers:
+                findings, error = await self._poll_node_status(servers, shared=shared)
+            stack_findings, stack_error = await self._poll_stacks(stacks)
+            return {**findings, **stack_findings}, "; ".join(e for e in (error, stack_error) if e)
         if not any(t.physical_id for t in targets):
             return _all(targets, ProbeState.UNKNOWN, "Node has no server yet"), ""
         try:
@@ -190,6 +203,25 @@ class HealthActivities:
             return _all(targets, ProbeState.UNKNOWN, f"Could not ask the {why}"), why
         activity.heartbeat(f"listed {len(by_id)} servers")
         return {t.node_id: _server_finding(t.physical_id, by_id) for t in targets}, ""
+
+    async def _poll_stacks(self, targets: Sequence[ProbeTarget]) -> tuple[Findings, str]:
+        """Stack nodes: the stack's status and its resources' (a mark is CHECK_FAILED)."""
+        refs = {
+            t.node_id: StackRef(name=str(t.stack_name), id=str(t.physical_id))
+            for t in targets
+            if t.physical_id
+        }
+        try:
+            verdicts = await self._stacks.judge(list(refs.values()))
+        except WardenError as err:
+            why = f"orchestration API: {err.message}"
+            return _all(targets, ProbeState.UNKNOWN, f"Could not ask the {why}"), why
+        findings: Findings = {}
+        for target in targets:
+            ref = refs.get(target.node_id)
+            verdict = verdicts.get(ref.id) if ref else None
+            findings[target.node_id] = _stack_finding(verdict)
+        return findings, ""
 
     async def _list_servers(self) -> dict[str, Server]:
         return {server.id: server for server in await self._session.compute.list_servers()}
@@ -297,6 +329,17 @@ def _server_finding(physical_id: str | None, by_id: Mapping[str, Server]) -> Fin
         return Finding(ProbeState.UNHEALTHY, f"Server status is {status}", status)
     task = f" (task {server.task_state})" if server.task_state else ""
     return Finding(ProbeState.UNKNOWN, f"Server status is {status}{task}", status)
+
+
+def _stack_finding(verdict: StackVerdict | None) -> Finding:
+    if verdict is None:
+        return Finding(ProbeState.UNKNOWN, "Node has no stack yet")
+    state = {
+        StackHealth.HEALTHY: ProbeState.HEALTHY,
+        StackHealth.UNHEALTHY: ProbeState.UNHEALTHY,
+        StackHealth.BUSY: ProbeState.UNKNOWN,
+    }[verdict.health]
+    return Finding(state, verdict.reason, verdict.status)
 
 
 def _member_finding(target: ProbeTarget, members: Sequence[Member], pool_id: str) -> Finding:

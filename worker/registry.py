@@ -16,6 +16,7 @@ from activities.hooks import HookActivities
 from activities.keypairs import KeypairActivities
 from activities.nodes import NodeActivities
 from activities.recovery import RecoveryActivities
+from activities.stack_nodes import StackNodeActivities
 from activities.store import StoreActivities
 from config import Settings
 from workflows.cluster.add_nodes import ClusterAddNodesWorkflow
@@ -79,6 +80,7 @@ async def serving_activities(
     recovery = RecoveryActivities(cloud.compute, cloud.collections)
     objects = CloudObjectActivities(cloud.collections)
     keypairs = KeypairActivities(cloud.collections)
+    stacks = StackNodeActivities(cloud.orchestration)
     try:
         yield [
             store.record_changes,
@@ -90,6 +92,11 @@ async def serving_activities(
             compute.wait_server_deleted,
             compute.get_server_statuses,
             nodes.remove_node,
+            stacks.create_node_stack,
+            stacks.wait_node_stack,
+            stacks.update_node_stack,
+            stacks.delete_node_stack,
+            stacks.judge_node_stacks,
             hooks.deliver_lifecycle_message,
             health.probe_nodes,
             recovery.reboot_server,

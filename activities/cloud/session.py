@@ -24,6 +24,7 @@ from activities.cloud.config import CloudConfig
 from activities.cloud.errors import error_for_transport, raise_for_response
 from activities.cloud.loadbalancer import LoadBalancerClient
 from activities.cloud.messaging import MessagingClient
+from activities.cloud.orchestration import OrchestrationClient
 from activities.http_transport import AiohttpTransport
 
 
@@ -34,7 +35,8 @@ def _verify(config: CloudConfig) -> ssl.SSLContext | bool:
 
 
 class CloudSession:
-    """Authenticated access to one cloud's compute, messaging and load-balancer APIs."""
+    """Authenticated access to one cloud's compute, messaging, load-balancer and
+    orchestration APIs."""
 
     def __init__(
         self, config: CloudConfig, *, transport: httpx.AsyncBaseTransport | None = None
@@ -59,6 +61,7 @@ class CloudSession:
         self.collections = CollectionClient(self)
         self.messaging = MessagingClient(self)
         self.loadbalancer = LoadBalancerClient(self)
+        self.orchestration = OrchestrationClient(self)
 
     async def endpoint(self, service_type: str) -> str:
         """The catalog URL of `service_type` for the configured interface and region."""

@@ -20,8 +20,16 @@ from api.schemas.profiles import (
     ProfileValidate,
 )
 from api.senlin_lists import ProfilesQuery, filter_and_page
-from domain.cluster.profiles import ProfileSpec, parse_profile_spec
+from api.stack_service import validated_template
+from domain.cluster.profiles import AnyProfileSpec, parse_profile_spec
+from domain.cluster.stack_profile import StackProfileSpec, no_template_message
 from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.hot.environment import (
+    expand_template,
+    parse_environment,
+    stack_parameters,
+    template_data,
+)
 from store.clusters import count_clusters_using_profile, count_nodes_using_profile
 from store.columns import now_utc
 from store.profiles import ProfileRecord, get_profile, list_profiles
@@ -30,8 +38,36 @@ router = APIRouter(prefix="/v1/profiles", tags=["profiles"], responses=ERROR_RES
 ProfileId = Annotated[str, Path(max_length=255)]
 
 
+def checked_spec(raw: object, profile_name: str) -> AnyProfileSpec:
+    """A profile's spec, checked as Senlin's `profile.validate(validate_props=True)` does.
+
+    A stack profile's template goes through every check a stack create makes (Senlin
+    previews it on Heat): a template that cannot make a stack makes no profile.
+    """
+    spec = parse_profile_spec(raw, prefix="profile.spec")
+    if isinstance(spec, StackProfileSpec):
+        _check_stack_template(spec, profile_name)
+    return spec
+
+
+def _check_stack_template(spec: StackProfileSpec, profile_name: str) -> None:
+    props = spec.properties
+    if not props.template:
+        raise InvalidRequest(no_template_message(profile_name))
+    try:
+        env = parse_environment(dict(props.environment))
+        template = expand_template(template_data(dict(props.template)), props.files, env)
+        declared = template.get("parameters")
+        parameters = stack_parameters(
+            declared if isinstance(declared, dict) else {}, env, dict(props.parameters)
+        )
+        validated_template(template, parameters)
+    except InvalidRequest as exc:
+        raise InvalidRequest(f"Failed in validating template: {exc.message}") from None
+
+
 def _insert(
-    session: Session, project_id: str, body: ProfileCreate, spec: ProfileSpec
+    session: Session, project_id: str, body: ProfileCreate, spec: AnyProfileSpec
 ) -> ProfileRecord:
     now = now_utc()
     record = ProfileRecord(
@@ -66,7 +102,7 @@ def _delete(session: Session, project_id: str, profile_id: str) -> None:
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=ProfileEnvelope)
 async def create_profile(caller: WriterDep, db: DbDep, body: ProfileCreate) -> ProfileEnvelope:
     """Create a profile (`os.nova.server` 1.0 or 1.1); an invalid spec is a 400."""
-    spec = parse_profile_spec(body.profile.spec, prefix="profile.spec")
+    spec = checked_spec(body.profile.spec, body.profile.name)
     record = await db.run(_insert, caller.project_id, body, spec)
     return ProfileEnvelope(profile=ProfilePublic.of(record))
 
@@ -75,7 +111,7 @@ async def create_profile(caller: WriterDep, db: DbDep, body: ProfileCreate) -> P
 async def validate_profile(caller: CallerDep, body: ProfileValidate) -> ProfileEnvelope:
     """Check a spec as a create would, store nothing (Senlin API 1.2); the profile it
     would make, without an id."""
-    spec = parse_profile_spec(body.profile.spec, prefix="profile.spec")
+    spec = checked_spec(body.profile.spec, "validated_profile")
     now = now_utc()
     profile = ProfilePublic(
         id=None,

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from api.auth import CallerDep
 from api.schemas.common import ERROR_RESPONSES
 from api.senlin_prefix import requested_version, require_version
-from domain.cluster.server_ops import SERVER_OPERATIONS, SERVER_PROFILE_TYPES
+from domain.cluster.server_ops import operations_of
 from domain.cluster.type_catalog import POLICY_TYPES, PROFILE_TYPES, find_type
 
 router = APIRouter(prefix="/v1", tags=["clustering"], responses=ERROR_RESPONSES)
@@ -96,9 +96,7 @@ async def profile_type_operations_route(
     require_version(request.headers, (1, 4))
     found = find_type(PROFILE_TYPES, type_name, "profile_type")
     listed = found.listed(versioned=False)["name"]
-    return ProfileTypeOperations(
-        operations=SERVER_OPERATIONS if listed in SERVER_PROFILE_TYPES else {}
-    )
+    return ProfileTypeOperations(operations=operations_of(listed))
 
 
 @router.get("/policy-types", response_model=PolicyTypeList)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, WithJsonSchema, computed_field
+from pydantic import BaseModel, Field, TypeAdapter, WithJsonSchema, computed_field
 
 from api.schemas.common import Metadata, StrictModel
-from domain.cluster.profiles import ProfileSpec
+from domain.cluster.profiles import AnyProfileSpec
 from store.profiles import ProfileRecord
 
 
@@ -51,7 +51,7 @@ def _lax(schema: Any) -> Any:
     return widened
 
 
-_SPEC_SCHEMA = ProfileSpec.model_json_schema()
+_SPEC_SCHEMA = TypeAdapter(AnyProfileSpec).json_schema()
 #: The spec as the API documents it (clients and fuzzers generate specs from it): the
 #: types Senlin's parser takes, coercions included. The route checks it with Senlin's
 #: own rules and words (`parse_profile_spec`).

@@ -11,6 +11,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.cluster.nodes import NodeState
+from domain.cluster.stack_calls import stack_of
+
 
 class ProbeState(StrEnum):
     """What one probe found; UNKNOWN (e.g. the cloud API is down) never triggers recovery."""
@@ -30,6 +33,20 @@ class ProbeTarget(BaseModel):
     physical_id: str | None = None
     #: Load-balancer member address (LB_STATUS_POLLING matches members by address).
     addresses: list[str] = Field(default_factory=list)
+    #: The name of the node's stack when the node is one (`os.heat.stack`): then
+    #: NODE_STATUS_POLLING judges the stack, `physical_id` being its id.
+    stack_name: str | None = None
+
+
+def probe_target(node: NodeState) -> ProbeTarget:
+    """What a probe needs of a node."""
+    stack = stack_of(node)
+    return ProbeTarget(
+        node_id=node.node_id,
+        name=node.name,
+        physical_id=node.physical_id,
+        stack_name=stack.name if stack else None,
+    )
 
 
 class ProbeRequest(BaseModel):

@@ -19,7 +19,7 @@ from domain.cluster.lifecycle import DeletionSettings, HookTarget
 from domain.cluster.nodes import NodeState, NodeStatus
 from domain.cluster.policies.deletion import DeletionCriteria, DeletionPolicyProperties
 from domain.cluster.policies.health import FencingType, HealthPolicyProperties, RecoveryAction
-from domain.cluster.policies.specs import PolicyType
+from domain.cluster.policies.specs import PolicyType, ensure_action_fits
 from domain.cluster.scaling import (
     ResizeRequest,
     plan_resize,
@@ -298,8 +298,10 @@ def plan_recover(state: ClusterState, params: Mapping[str, Any]) -> RecoveryPlan
         )
         if action.builtin is None:
             raise InvalidRequest(
-                f"operation: {req.operation!r} is not one of REBOOT, REBUILD, RECREATE"
+                f"operation: {req.operation!r} is not one of REBOOT, REBUILD, RECREATE, "
+                "STACK_UPDATE"
             )
+        ensure_action_fits(action.builtin, str(state.profile.get("type", "")), "operation")
         override = [RecoveryStep(name=action.name, params=dict(action.params))]
     elif req.operation_params:
         raise InvalidRequest("operation_params: given without an operation")

@@ -31,6 +31,7 @@ from pydantic import (
     model_validator,
 )
 
+from domain.cluster.stack_profile import STACK_PROFILE_TYPE, STACK_VERSIONS, StackProfileSpec
 from domain.errors import InvalidRequest, NotFound
 from domain.servers import NetworkRequest
 
@@ -285,11 +286,16 @@ class ProfileSpec(SpecPart):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
-def parse_profile_spec(spec: Any, *, prefix: str = "spec") -> ProfileSpec:
+#: A profile spec of any type Warden runs.
+AnyProfileSpec = ProfileSpec | StackProfileSpec
+
+
+def parse_profile_spec(spec: Any, *, prefix: str = "spec") -> AnyProfileSpec:
     """Validate a user's profile spec; InvalidRequest names the offending path.
 
     Args:
-        spec: `{"type": "os.nova.server", "version": "1.0", "properties": {...}}`.
+        spec: `{"type": "os.nova.server", "version": "1.0", "properties": {...}}`, or an
+            `os.heat.stack` 1.0 spec (`domain.cluster.stack_profile`).
         prefix: where the spec sits in the request, for messages (`profile.spec`).
     """
     if not isinstance(spec, Mapping):
@@ -301,11 +307,16 @@ def parse_profile_spec(spec: Any, *, prefix: str = "spec") -> ProfileSpec:
             )
     # Senlin finds the plugin by `<type>-<str(version)>`; `version: 1.0` (YAML) finds 1.0.
     type_name, version = spec["type"], str(spec["version"])
-    if type_name != PROFILE_TYPE or version not in VERSIONS:
+    model: type[ProfileSpec] | type[StackProfileSpec]
+    if type_name == PROFILE_TYPE and version in VERSIONS:
+        model = ProfileSpec
+    elif type_name == STACK_PROFILE_TYPE and version in STACK_VERSIONS:
+        model = StackProfileSpec
+    else:
         # Senlin's 404: no plugin of that type and version.
         raise NotFound(f"The profile_type '{type_name}-{version}' could not be found.")
     try:
-        return ProfileSpec.model_validate(dict(spec))
+        return model.model_validate(dict(spec))
     except ValidationError as exc:
         raise InvalidRequest(describe_spec_errors(exc, prefix)) from None
 

@@ -8,7 +8,7 @@ Temporal.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,6 +66,17 @@ CARRIED_OUT = frozenset(
 )
 #: Profile types whose operations these are.
 SERVER_PROFILE_TYPES = frozenset({"os.nova.server-1.0", "os.nova.server-1.1"})
+#: Senlin's `StackProfile.OPERATIONS`: listed, not carried out (Warden abandons nothing).
+STACK_OPERATIONS: Final = {
+    "abandon": {"description": "Abandon a heat stack node.", "parameters": {}},
+}
+
+
+def operations_of(profile_type: str) -> dict[str, Any]:
+    """Senlin's operation table of a versioned profile type (`os.nova.server-1.0`)."""
+    if profile_type in SERVER_PROFILE_TYPES:
+        return SERVER_OPERATIONS
+    return STACK_OPERATIONS if profile_type.startswith("os.heat.stack-") else {}
 
 
 class ServerOperation(BaseModel):
@@ -80,7 +91,7 @@ class ServerOperation(BaseModel):
 def parse_operation(name: str, params: object, profile_type: str) -> ServerOperation:
     """The operation `name` with `params`, or Senlin's 400 (unknown operation, unknown or
     disallowed parameter), or Warden's for one it does not carry out."""
-    schema = SERVER_OPERATIONS.get(name) if profile_type in SERVER_PROFILE_TYPES else None
+    schema = operations_of(profile_type).get(name)
     if schema is None:
         raise InvalidRequest(
             f"The requested operation '{name}' is not supported by the profile type "

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from domain.cluster.policies.specs import policy_type_models
 from domain.cluster.profiles import PROFILE_TYPE, VERSIONS, ServerProperties
+from domain.cluster.stack_profile import STACK_PROFILE_TYPE, STACK_VERSIONS, StackProperties
 from domain.errors import NotFound
 
 _SENLIN_TYPES: Final = {
@@ -31,6 +32,7 @@ _SENLIN_TYPES: Final = {
 #: When Senlin first supported each version (its `VERSIONS`), which clients show as is.
 _SINCE: Final = {
     **{(PROFILE_TYPE, version): since for version, since in VERSIONS.items()},
+    **{(STACK_PROFILE_TYPE, version): since for version, since in STACK_VERSIONS.items()},
     ("senlin.policy.deletion", "1.1"): "2018.01",
     ("senlin.policy.health", "1.1"): "2018.09",
     ("senlin.policy.batch", "1.0"): "2017.02",
@@ -85,9 +87,10 @@ def _supported(name: str, version: str) -> list[dict[str, str]]:
     return [{"status": "SUPPORTED", "since": _SINCE.get((name, version), "")}]
 
 
-#: One schema serves both versions, as one Senlin class serves them.
-PROFILE_TYPES: Final = tuple(
-    SpecType(PROFILE_TYPE, version, ServerProperties) for version in VERSIONS
+#: One schema serves both server versions, as one Senlin class serves them.
+PROFILE_TYPES: Final = (
+    *(SpecType(PROFILE_TYPE, version, ServerProperties) for version in VERSIONS),
+    *(SpecType(STACK_PROFILE_TYPE, version, StackProperties) for version in STACK_VERSIONS),
 )
 POLICY_TYPES: Final = tuple(
     SpecType(name, version, model) for name, version, model in policy_type_models()

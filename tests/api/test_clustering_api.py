@@ -142,11 +142,16 @@ async def test_profile_and_policy_types_list_as_the_microversion_says(
     api: httpx.AsyncClient,
 ) -> None:
     old = (await api.get("/cluster/v1/profile-types")).json()["profile_types"]
-    assert old == [{"name": "os.nova.server-1.0"}, {"name": "os.nova.server-1.1"}]
+    assert old == [
+        {"name": "os.nova.server-1.0"},
+        {"name": "os.nova.server-1.1"},
+        {"name": "os.heat.stack-1.0"},
+    ]
     servers = (await api.get("/cluster/v1/profile-types", headers=LATEST)).json()["profile_types"]
     assert [(s["name"], s["version"]) for s in servers] == [
         ("os.nova.server", "1.0"),
         ("os.nova.server", "1.1"),
+        ("os.heat.stack", "1.0"),
     ]
     assert servers[1]["support_status"] == {"1.1": [{"status": "SUPPORTED", "since": "2023.04"}]}
     policies = (await api.get("/cluster/v1/policy-types", headers=LATEST)).json()

@@ -138,9 +138,9 @@ async def test_bad_bodies_get_400_naming_the_field(
 
 
 async def test_an_unknown_profile_type_is_senlins_404(api: httpx.AsyncClient) -> None:
-    spec = {"type": "os.heat.stack", "version": "1.0", "properties": {}}
+    spec = {"type": "os.zun.container", "version": "1.0", "properties": {}}
     answer = await api.post("/v1/profiles", json={"profile": {**PROFILE["profile"], "spec": spec}})
-    assert_error(answer, 404, "The profile_type 'os.heat.stack-1.0' could not be found.")
+    assert_error(answer, 404, "The profile_type 'os.zun.container-1.0' could not be found.")
 
 
 async def test_malformed_json_is_400(api: httpx.AsyncClient) -> None:

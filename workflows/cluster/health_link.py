@@ -13,7 +13,7 @@ from temporalio.exceptions import FailureError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from domain.cluster.health import HealthView, ProbeTarget
+    from domain.cluster.health import HealthView, probe_target
     from domain.cluster.membership import health_policy
     from domain.cluster.nodes import MARKED_UNHEALTHY
     from domain.cluster.requests import OperationAccepted
@@ -55,10 +55,7 @@ class ClusterHealthLink(EntityWorkflow[ClusterState, RunningOperation, Operation
     def _health_view(self) -> HealthView:
         s = self.state
         return HealthView(
-            targets=[
-                ProbeTarget(node_id=n.node_id, name=n.name, physical_id=n.physical_id)
-                for n in s.nodes
-            ],
+            targets=[probe_target(n) for n in s.nodes],
             node_status={n.node_id: n.status.value for n in s.nodes},
             updated_at={n.node_id: n.created_at for n in s.nodes},
             marked=[n.node_id for n in s.nodes if n.data.get(MARKED_UNHEALTHY)],

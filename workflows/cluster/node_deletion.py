@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         LifecycleNote,
     )
     from domain.cluster.nodes import NodeState, NodeStatus
+    from domain.cluster.stack_calls import stack_of
     from domain.cluster.standalone import NO_CLUSTER, StandaloneNode
     from domain.events import Event, EventLevel, node_event
     from domain.projection import ChangeSet, NodeRemoval
@@ -40,12 +41,9 @@ with workflow.unsafe.imports_passed_through():
         HEARTBEAT_LIFECYCLE,
         LifecycleView,
     )
-    from workflows.cluster.operations import (
-        CLOUD_RETRY,
-        REMOVE_TIMEOUT,
-        node_snapshot,
-        with_status,
-    )
+    from workflows.cluster.operations import node_snapshot, with_status
+    from workflows.cluster.retries import CLOUD_RETRY, REMOVE_TIMEOUT
+    from workflows.cluster.stack_nodes import destroy_stack
     from workflows.entity import failure_reason, record
     from workflows.node.messages import NODE_WORKFLOW, NodeInput
     from workflows.search_attributes import set_status, show_final_status, warden_attributes
@@ -367,13 +365,17 @@ class NodeDeletionWorkflow:
         )
         workflow.set_current_details(f"Deleting node **{node.name}** ({self.outcome})")
         self._event("NODE_DELETE", done, EventLevel.INFO, status="DELETED")
+        stack = stack_of(node) is not None
         try:
+            if stack and destroy:
+                await destroy_stack(node)
             await workflow.execute_activity_method(
                 NodeActivities.remove_node,
                 NodeRemoval(
                     node_id=node.node_id,
-                    name=node.name,
-                    physical_id=node.physical_id,
+                    # A stack node has no servers of its own to look for.
+                    name=None if stack else node.name,
+                    physical_id=None if stack else node.physical_id,
                     destroy=destroy,
                     changes=ChangeSet(
                         deleted_nodes=[node.node_id],

@@ -8,7 +8,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
@@ -16,32 +15,18 @@ with workflow.unsafe.imports_passed_through():
     from activities.nodes import NodeActivities
     from domain.cluster.nodes import NodeState, NodeStatus, node_status_from_server
     from domain.cluster.profiles import block_devices, network_requests, nova_metadata
+    from domain.cluster.stack_calls import node_status_from_stack, stack_of
+    from domain.cluster.stack_profile import is_stack_profile
     from domain.events import node_event
     from domain.projection import ChangeSet, NodeRemoval, NodeSnapshot
     from domain.servers import CLUSTER_KEY, NODE_KEY, ServerRequest
+    from workflows.cluster.retries import CLOUD_RETRY, POLL_RETRY, REMOVE_TIMEOUT, SERVER_WAIT
+    from workflows.cluster.stack_nodes import build_stack, destroy_stack, judge_stacks
     from workflows.entity import failure_reason, record
     from workflows.search_attributes import show_final_status
 
 #: Nodes handled at once; keeps pending activities far below Temporal's 2,000.
 BATCH_SIZE = 100
-#: Cloud calls are idempotent (a retried create adopts the server it made), so retrying
-#: is always safe. 20 attempts (~8 minutes of back-off) outlast a cloud failing 30 % of
-#: calls: a create attempt (lookup + POST) fails about half the time, and 10 attempts
-#: left ~1 create in 1,000 in ERROR (0.5^10), 20 leave ~1 in a million.
-CLOUD_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    maximum_interval=timedelta(seconds=30),
-    maximum_attempts=20,
-)
-#: Deleting a node's servers and waiting until they are gone.
-REMOVE_TIMEOUT = timedelta(minutes=15)
-#: Waiting for a server: poll by retrying the activity (no history per attempt).
-POLL_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=1.5,
-    maximum_interval=timedelta(seconds=10),
-)
-SERVER_WAIT = timedelta(minutes=10)
 
 
 class NodesOperationInput(BaseModel):
@@ -155,6 +140,13 @@ class ClusterCreateWorkflow:
         return finished(NodesOperationResult(nodes=done, error=summarize_errors(done, "create")))
 
     async def _create(self, inp: NodesOperationInput, node: NodeState) -> NodeState:
+        if is_stack_profile(inp.profile):
+            node, failed = await build_stack(
+                inp.profile, inp.cluster_id, node, request_id=node.node_id
+            )
+            if failed is not None:
+                return with_status(node, NodeStatus.ERROR, failed)
+            return with_status(node, NodeStatus.ACTIVE)
         request = server_request(inp.profile, inp.cluster_id, node, request_id=node.node_id)
         try:
             created = await workflow.execute_activity_method(
@@ -251,8 +243,15 @@ class ClusterCheckWorkflow:
 
 async def check_nodes(inp: NodesOperationInput) -> list[NodeState]:
     """`inp.nodes` with their status refreshed from the compute API in one batched call;
-    the nodes whose status changed are recorded (NODE_CHECK)."""
-    ids = [n.physical_id for n in inp.nodes if n.physical_id]
+    the nodes whose status changed are recorded (NODE_CHECK).
+
+    A stack node is judged by its stack's status and its resources' (one marked
+    unhealthy is CHECK_FAILED). Unlike Senlin, Warden runs no Heat stack check: a check
+    that passed would clear the mark someone set on purpose.
+    """
+    stacks = [n for n in inp.nodes if stack_of(n) is not None]
+    verdicts = await judge_stacks(stacks) if stacks else {}
+    ids = [n.physical_id for n in inp.nodes if n.physical_id and stack_of(n) is None]
     statuses: dict[str, str | None] = {}
     if ids:
         result = await workflow.execute_activity_method(
@@ -265,9 +264,12 @@ async def check_nodes(inp: NodesOperationInput) -> list[NodeState]:
         statuses = result.statuses
     checked: list[NodeState] = []
     for node in inp.nodes:
-        status, reason = node_status_from_server(
-            statuses.get(node.physical_id) if node.physical_id else None
-        )
+        if stack_of(node) is not None or is_stack_profile(inp.profile):
+            status, reason = node_status_from_stack(verdicts.get(node.node_id))
+        else:
+            status, reason = node_status_from_server(
+                statuses.get(node.physical_id) if node.physical_id else None
+            )
         checked.append(with_status(node, status, reason))
     changed = [
         new
@@ -330,6 +332,12 @@ class ClusterDeleteWorkflow:
 
     @staticmethod
     async def _remove(node: NodeState) -> NodeState | None:
+        if stack_of(node) is not None:
+            try:
+                await destroy_stack(node)
+            except ActivityError as err:
+                return with_status(node, NodeStatus.ERROR, failure_reason(err))
+            return None
         removal = NodeRemoval(
             node_id=node.node_id, name=node.name, physical_id=node.physical_id, changes=ChangeSet()
         )

@@ -26,21 +26,20 @@ with workflow.unsafe.imports_passed_through():
         FenceRequest,
         ProbeRequest,
         ProbeState,
-        ProbeTarget,
         RecoveryStep,
         expand_params,
+        probe_target,
     )
     from domain.cluster.nodes import MARKED_UNHEALTHY, NodeState, NodeStatus, without_mark
     from domain.cluster.policies.health import RebootType
     from domain.cluster.recovery import RebootRequest, RebuildRequest
+    from domain.cluster.stack_calls import stack_of, without_stack
+    from domain.cluster.stack_profile import StackHealth, is_stack_profile
     from domain.events import EventLevel, node_event
     from domain.projection import ChangeSet
     from domain.servers import ServerInfo
     from workflows import ids
     from workflows.cluster.operations import (
-        CLOUD_RETRY,
-        POLL_RETRY,
-        SERVER_WAIT,
         NodesOperationInput,
         NodesOperationResult,
         adopt_lost_server,
@@ -52,6 +51,8 @@ with workflow.unsafe.imports_passed_through():
         wait_until_active,
         with_status,
     )
+    from workflows.cluster.retries import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
+    from workflows.cluster.stack_nodes import build_stack, destroy_stack, judge_stacks, update_stack
     from workflows.entity import failure_reason, record
     from workflows.search_attributes import show_final_status, warden_attributes
 
@@ -223,6 +224,8 @@ class NodeRecoveryWorkflow:
         if step.workflow:
             await self._user_workflow(inp, node, step, number)
             return node
+        if stack_of(node) is not None or is_stack_profile(inp.profile):
+            return await self._stack_step(inp, node, step)
         if step.name == "RECREATE":
             return await self._recreate(inp, node)
         if not node.physical_id:
@@ -249,6 +252,35 @@ class NodeRecoveryWorkflow:
             summary=f"{step.name.lower()} {node.name}",
         )
         return node
+
+    async def _stack_step(
+        self, inp: NodeRecoveryInput, node: NodeState, step: RecoveryStep
+    ) -> NodeState:
+        """A stack node's step: STACK_UPDATE updates its stack in place, RECREATE
+        deletes it and creates another (Senlin's `Profile.do_recover`)."""
+        if step.name == "STACK_UPDATE":
+            if stack_of(node) is None:
+                raise StepFailed("STACK_UPDATE needs a stack and the node has none")
+            await update_stack(node, inp.profile)
+            return node
+        if step.name != "RECREATE":
+            raise StepFailed(
+                f"{step.name} does not apply to a stack node: use STACK_UPDATE or RECREATE"
+            )
+        try:
+            await destroy_stack(node)
+        except ActivityError as err:
+            if not inp.node_force_recreate:
+                raise StepFailed(f"Deleting the old stack failed: {failure_reason(err)}") from None
+            left = f"Old stack {node.physical_id} could not be deleted ({failure_reason(err)})"
+            await self._record(inp, node, "RECOVER_RECREATE", left, EventLevel.WARNING)
+        bare = node.model_copy(update={"physical_id": None, "data": without_stack(node.data)})
+        rebuilt, failed = await build_stack(
+            inp.profile, inp.cluster_id, bare, request_id=f"{node.node_id}:{inp.action_id}"
+        )
+        if failed is not None:
+            raise StepFailed(failed, node=rebuilt)
+        return rebuilt
 
     async def _recreate(self, inp: NodeRecoveryInput, node: NodeState) -> NodeState:
         # Before this patch a failed create, wait or delete left the node on its old
@@ -381,6 +413,11 @@ class NodeRecoveryWorkflow:
     async def _verify(self, inp: NodeRecoveryInput, node: NodeState) -> tuple[bool, str]:
         if not node.physical_id:
             return False, "node has no server"
+        if stack_of(node) is not None:
+            verdict = (await judge_stacks([node])).get(node.node_id)
+            if verdict is None or verdict.health is not StackHealth.HEALTHY:
+                return False, verdict.reason if verdict else "node has no stack"
+            return await self._probe(inp, node)
         status = await workflow.execute_activity_method(
             RecoveryActivities.wait_server_healthy,
             node.physical_id,
@@ -391,6 +428,10 @@ class NodeRecoveryWorkflow:
         )
         if status != "ACTIVE":
             return False, f"server status is {status}"
+        return await self._probe(inp, node)
+
+    async def _probe(self, inp: NodeRecoveryInput, node: NodeState) -> tuple[bool, str]:
+        """The health policy's own detection says the node is healthy (none: it is)."""
         if not inp.detection:
             return True, ""
         result = await workflow.execute_activity_method(
@@ -398,9 +439,7 @@ class NodeRecoveryWorkflow:
             ProbeRequest(
                 cluster_id=inp.cluster_id,
                 detection=inp.detection,
-                targets=[
-                    ProbeTarget(node_id=node.node_id, name=node.name, physical_id=node.physical_id)
-                ],
+                targets=[probe_target(node)],
             ),
             start_to_close_timeout=timedelta(minutes=2),
             heartbeat_timeout=timedelta(seconds=60),

@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionChange, ActionName, ActionStatus
     from domain.cluster.lifecycle import DeletionSettings
     from domain.cluster.nodes import NodeState, NodeStatus
+    from domain.cluster.stack_calls import stack_of
     from domain.projection import ChangeSet
     from workflows import ids
     from workflows.cluster.node_deletion import (
@@ -32,13 +33,13 @@ with workflow.unsafe.imports_passed_through():
         waits_for_hook,
     )
     from workflows.cluster.operations import (
-        CLOUD_RETRY,
         NodesOperationResult,
         finished,
         node_snapshot,
         summarize_errors,
         with_status,
     )
+    from workflows.cluster.retries import CLOUD_RETRY
     from workflows.entity import failure_reason, record
     from workflows.search_attributes import warden_attributes
 
@@ -296,7 +297,8 @@ class ScaleInWorkflow:
         handles: list[workflow.ChildWorkflowHandle[NodeDeletionWorkflow, NodeDeletionResult]],
         plans: list[tuple[str, NodeState, bool]],
     ) -> None:
-        server_ids = [n.physical_id for n in waiting if n.physical_id]
+        # A stack node's physical id is a stack's: no server listing could find it.
+        server_ids = [n.physical_id for n in waiting if n.physical_id and stack_of(n) is None]
         if not server_ids:
             return
         try:

@@ -20,9 +20,6 @@ with workflow.unsafe.imports_passed_through():
     from domain.cluster.server_ops import ServerOperation
     from domain.servers import LockServerRequest
     from workflows.cluster.operations import (
-        CLOUD_RETRY,
-        POLL_RETRY,
-        SERVER_WAIT,
         NodesOperationInput,
         NodesOperationResult,
         batches,
@@ -31,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
         summarize_errors,
         with_status,
     )
+    from workflows.cluster.retries import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
     from workflows.entity import failure_reason
 
 #: Operations after which the server is waited for until ACTIVE again.

@@ -36,7 +36,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.events import Event, EventLevel, node_event
     from domain.projection import ChangeSet
     from workflows import ids
-    from workflows.cluster.operations import CLOUD_RETRY
+    from workflows.cluster.retries import CLOUD_RETRY
     from workflows.entity import continue_as_new_due, failure_reason, record
     from workflows.health.messages import HealthSummary, LifecycleEvent, RecoveryRecord
 

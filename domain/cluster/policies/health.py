@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Final, Literal, Self
 
 from pydantic import Field, JsonValue, ValidationInfo, field_validator, model_validator
 
@@ -26,6 +26,7 @@ from domain.hook_urls import URL_MAX_LENGTH, expand_poll_url, url_problem
 
 #: The only profile type whose servers Warden can reboot, rebuild or recreate.
 NOVA_SERVER = "os.nova.server"
+HEAT_STACK = "os.heat.stack"
 #: Recovery action `type` that runs a user's own Temporal workflow as a child.
 TEMPORAL_WORKFLOW = "TEMPORAL_WORKFLOW"
 #: Stands in for `{nodename}` when a poll URL is checked before any node exists.
@@ -53,11 +54,25 @@ class RecoveryConditional(StrEnum):
 
 
 class RecoveryActionName(StrEnum):
-    """Built-in recovery actions (all need an `os.nova.server` profile)."""
+    """Built-in recovery actions. REBOOT and REBUILD need an `os.nova.server` profile,
+    STACK_UPDATE an `os.heat.stack` one; RECREATE fits both."""
 
     REBOOT = "REBOOT"
     REBUILD = "REBUILD"
     RECREATE = "RECREATE"
+    #: Update the node's stack with its existing template: Heat replaces the failed and
+    #: CHECK_FAILED resources and keeps the stack (Senlin's health policy design names
+    #: it as a stack's recovery).
+    STACK_UPDATE = "STACK_UPDATE"
+
+
+#: Which profile types each built-in action applies to.
+ACTION_PROFILES: Final = {
+    RecoveryActionName.REBOOT: (NOVA_SERVER,),
+    RecoveryActionName.REBUILD: (NOVA_SERVER,),
+    RecoveryActionName.RECREATE: (NOVA_SERVER, HEAT_STACK),
+    RecoveryActionName.STACK_UPDATE: (HEAT_STACK,),
+}
 
 
 class RebootType(StrEnum):
@@ -211,7 +226,8 @@ class RecoveryAction(SpecModel):
         if self.name not in RecoveryActionName.__members__:
             raise FieldError(
                 "name",
-                f"unknown recovery action {self.name!r}; expected REBOOT, REBUILD, RECREATE "
+                f"unknown recovery action {self.name!r}; expected REBOOT, REBUILD, RECREATE, "
+                f"STACK_UPDATE "
                 f"or a workflow name with type {TEMPORAL_WORKFLOW}",
             )
         allowed = {"type"} if self.name == RecoveryActionName.REBOOT else set()

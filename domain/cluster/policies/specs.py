@@ -21,7 +21,12 @@ from pydantic import ValidationError, model_validator
 from domain.cluster.policies.base import FieldError, SpecModel
 from domain.cluster.policies.batch import BatchPolicyProperties
 from domain.cluster.policies.deletion import DeletionPolicyProperties
-from domain.cluster.policies.health import NOVA_SERVER, DetectionType, HealthPolicyProperties
+from domain.cluster.policies.health import (
+    ACTION_PROFILES,
+    DetectionType,
+    HealthPolicyProperties,
+    RecoveryActionName,
+)
 from domain.cluster.policies.scaling import ScalingPolicyProperties
 from domain.errors import InvalidRequest, NotFound
 
@@ -182,11 +187,19 @@ def _format_path(prefix: str, loc: Sequence[str | int]) -> str:
 
 def ensure_profile_supports(props: PolicyProperties, profile_type: str) -> None:
     """Raise InvalidRequest if a health policy's recovery actions need another profile type."""
-    if not isinstance(props, HealthPolicyProperties) or profile_type == NOVA_SERVER:
+    if not isinstance(props, HealthPolicyProperties):
         return
     for index, action in enumerate(props.recovery.actions):
         if action.builtin is not None:
-            raise InvalidRequest(
-                f"recovery.actions[{index}].name: Recovery action {action.name} is only "
-                f"applicable to {NOVA_SERVER} clusters (profile type is {profile_type})."
-            )
+            ensure_action_fits(action.builtin, profile_type, f"recovery.actions[{index}].name")
+
+
+def ensure_action_fits(action: RecoveryActionName, profile_type: str, where: str) -> None:
+    """Raise InvalidRequest when a built-in recovery action cannot recover nodes of
+    `profile_type` (REBOOT a stack, STACK_UPDATE a server)."""
+    fits = ACTION_PROFILES[action]
+    if profile_type not in fits:
+        raise InvalidRequest(
+            f"{where}: Recovery action {action.value} is only applicable to "
+            f"{' and '.join(fits)} clusters (profile type is {profile_type})."
+        )

@@ -588,7 +588,7 @@ ACTIONS = "spec.properties.recovery.actions"
         (
             {"recovery__actions": [{"name": "RECREATE"}, {"name": "EVACUATE"}]},
             f"{ACTIONS}[1].name: unknown recovery action 'EVACUATE'; expected REBOOT, REBUILD, "
-            "RECREATE or a workflow name with type TEMPORAL_WORKFLOW",
+            "RECREATE, STACK_UPDATE or a workflow name with type TEMPORAL_WORKFLOW",
         ),
         ({"recovery__actions": [{"params": {}}]}, f"{ACTIONS}[0].name: Field required"),
         ({"recovery__actions": [{"name": ""}]}, f"{ACTIONS}[0].name: String should have at least"),
@@ -722,16 +722,28 @@ def test_max_concurrent_recoveries(limit: int | str | None, size: int, expected:
 # --- profile support ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["REBOOT", "REBUILD", "RECREATE"])
-def test_builtin_recovery_needs_a_nova_server_profile(name: str) -> None:
+@pytest.mark.parametrize("name", ["REBOOT", "REBUILD"])
+def test_reboot_and_rebuild_need_a_nova_server_profile(name: str) -> None:
     props = health_props(actions=[{"name": name}])
     ensure_profile_supports(props, "os.nova.server")
     with pytest.raises(
         InvalidRequest,
         match=rf"^recovery\.actions\[0\]\.name: Recovery action {name} is only applicable to "
-        r"os\.nova\.server clusters",
+        r"os\.nova\.server clusters \(profile type is os\.heat\.stack\)",
     ):
         ensure_profile_supports(props, "os.heat.stack")
+
+
+def test_stack_update_needs_a_heat_stack_profile_and_recreate_fits_both() -> None:
+    ensure_profile_supports(health_props(actions=[{"name": "stack_update"}]), "os.heat.stack")
+    for profile_type in ("os.nova.server", "os.heat.stack"):
+        ensure_profile_supports(health_props(actions=[{"name": "RECREATE"}]), profile_type)
+    with pytest.raises(
+        InvalidRequest,
+        match=r"^recovery\.actions\[0\]\.name: Recovery action STACK_UPDATE is only applicable "
+        r"to os\.heat\.stack clusters",
+    ):
+        ensure_profile_supports(health_props(actions=[{"name": "STACK_UPDATE"}]), "os.nova.server")
 
 
 def test_workflow_recovery_runs_on_any_profile() -> None:

@@ -83,10 +83,10 @@ def test_versions_senlin_has_no_plugin_for_are_refused(version: Any) -> None:
 
 
 def test_another_profile_type_is_not_found_in_senlin_s_words() -> None:
-    raw = {"type": "os.heat.stack", "version": "1.0", "properties": {}}
-    assert refusal(raw) == "The profile_type 'os.heat.stack-1.0' could not be found."
+    raw = {"type": "os.heat.stack", "version": "2.0", "properties": {}}
+    assert refusal(raw) == "The profile_type 'os.heat.stack-2.0' could not be found."
     with pytest.raises(NotFound):  # Senlin's 404
-        parse_profile_spec(raw)
+        parse_profile_spec({**raw, "type": "os.zun.container", "version": "1.0"})
 
 
 @pytest.mark.parametrize("key", ["type", "version"])
@@ -96,8 +96,14 @@ def test_a_spec_without_type_or_version_is_refused(key: str) -> None:
     assert refusal(raw) == (f"spec.{key}: The '{key}' key is missing from the provided spec map.")
 
 
+def parsed_server(raw: dict[str, Any]) -> ProfileSpec:
+    parsed = parse_profile_spec(raw)
+    assert isinstance(parsed, ProfileSpec)
+    return parsed
+
+
 def test_an_integer_flavor_id_is_a_string_as_in_senlin() -> None:
-    parsed = parse_profile_spec(spec(flavor=1))
+    parsed = parsed_server(spec(flavor=1))
     assert parsed.properties.flavor == "1"
     assert parsed.to_json()["properties"]["flavor"] == "1"
 
@@ -231,7 +237,7 @@ def test_senlin_s_network_rules_hold_when_the_profile_is_created(
 
 def test_senlin_s_coercions_of_integers_and_booleans() -> None:
     bdm = {"source_type": "blank", "destination_type": "local", "volume_size": "10"}
-    props = parse_profile_spec(
+    props = parsed_server(
         spec("1.1", config_drive="yes", block_device_mapping_v2=[bdm], auto_disk_config="off")
     ).properties
     assert props.config_drive is True and props.auto_disk_config is False

@@ -96,8 +96,9 @@ def test_pydantic_fields_become_senlin_properties() -> None:
 def test_a_type_is_found_by_its_versioned_or_bare_name() -> None:
     assert find_type(PROFILE_TYPES, "os.nova.server-1.0", "profile_type").version == "1.0"
     assert find_type(PROFILE_TYPES, "os.nova.server", "profile_type").name == "os.nova.server"
-    with pytest.raises(NotFound, match=r"The profile_type 'os.heat.stack-1.0' could not be found"):
-        find_type(PROFILE_TYPES, "os.heat.stack-1.0", "profile_type")
+    assert find_type(PROFILE_TYPES, "os.heat.stack-1.0", "profile_type").name == "os.heat.stack"
+    with pytest.raises(NotFound, match=r"The profile_type 'os.heat.stack-1.1' could not be found"):
+        find_type(PROFILE_TYPES, "os.heat.stack-1.1", "profile_type")
     assert find_type(PROFILE_TYPES, "os.nova.server-1.1", "profile_type").version == "1.1"
     # Senlin's 1.2 (a block device's `volume_type`) was never registered as a plugin.
     with pytest.raises(NotFound):
@@ -108,6 +109,7 @@ def test_lists_before_and_from_microversion_1_5() -> None:
     assert [t.listed(versioned=False) for t in PROFILE_TYPES] == [
         {"name": "os.nova.server-1.0"},
         {"name": "os.nova.server-1.1"},
+        {"name": "os.heat.stack-1.0"},
     ]
     # Each entry carries its own version's status, as Senlin's `Registry.get_types`.
     assert [t.listed(versioned=True) for t in PROFILE_TYPES] == [
@@ -120,6 +122,11 @@ def test_lists_before_and_from_microversion_1_5() -> None:
             "name": "os.nova.server",
             "version": "1.1",
             "support_status": {"1.1": [{"status": "SUPPORTED", "since": "2023.04"}]},
+        },
+        {
+            "name": "os.heat.stack",
+            "version": "1.0",
+            "support_status": {"1.0": [{"status": "SUPPORTED", "since": "2016.04"}]},
         },
     ]
 
@@ -141,7 +148,7 @@ def test_both_server_versions_show_senlin_s_whole_property_set() -> None:
         "metadata", "name", "networks", "personality", "security_groups", "user_data",
         "scheduler_hints",
     }  # fmt: skip
-    for spec_type in PROFILE_TYPES:
+    for spec_type in PROFILE_TYPES[:2]:
         schema = spec_type.shown(versioned=False)["schema"]
         assert set(schema) == senlin_keys
         assert [k for k, v in schema.items() if v["required"]] == ["flavor"]
@@ -158,3 +165,22 @@ def test_both_server_versions_show_senlin_s_whole_property_set() -> None:
             "destination_type",
             "volume_size",
         }
+
+
+def test_the_stack_profile_shows_senlin_s_property_set_and_defaults() -> None:
+    found = find_type(PROFILE_TYPES, "os.heat.stack-1.0", "profile_type")
+    schema = found.shown(versioned=True)["schema"]
+    assert set(schema) == {
+        "context", "template", "template_url", "parameters", "files", "timeout",
+        "disable_rollback", "environment",
+    }  # fmt: skip
+    assert [k for k, v in schema.items() if v["required"]] == []
+    assert schema["disable_rollback"] == {
+        "type": "Boolean",
+        "required": False,
+        "updatable": False,
+        "description": "A boolean specifying whether a stack operation can be rolled back.",
+        "default": True,
+    }
+    assert (schema["template"]["type"], schema["timeout"]["type"]) == ("Map", "Integer")
+    assert found.all_support_status() == {"1.0": [{"status": "SUPPORTED", "since": "2016.04"}]}

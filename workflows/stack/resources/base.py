@@ -17,7 +17,7 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from domain.stack.state import ResourceState, StackLock
-    from workflows.cluster.operations import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
+    from workflows.cluster.retries import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
     from workflows.entity import failure_reason
     from workflows.stack.nested import NestedContext
 

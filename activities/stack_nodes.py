@@ -1,0 +1,160 @@
+"""Activities of `os.heat.stack` nodes: their stacks, through the orchestration API.
+
+Every call is idempotent, as the compute activities are: a create finds the stack an
+earlier attempt made (the same request names the same stack), a delete of a stack
+already gone counts as done, an update sent twice leaves the stack as one would.
+Waits poll by being retried by Temporal (no history per attempt).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.cloud.orchestration import OrchestrationClient, Stack
+from activities.errors import application_error
+from domain.cluster.stack_calls import (
+    StackCreateRequest,
+    StackHealthResult,
+    StackRef,
+    StackUpdateRequest,
+    StackWaitRequest,
+)
+from domain.cluster.stack_profile import DONE, StackVerdict, judge_stack
+from domain.errors import BackendConflict, WardenError
+
+#: Stacks judged at once by one health call.
+HEALTH_CONCURRENCY = 10
+
+
+class StackNotReady(ApplicationError):
+    """A stack still in progress: Temporal retries the wait."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, type="StackNotReady")
+
+
+class StackNodeActivities:
+    """Create, wait for, judge, update and delete the stacks of stack nodes."""
+
+    def __init__(self, orchestration: OrchestrationClient) -> None:
+        self._heat = orchestration
+
+    @activity.defn(name="create_node_stack")
+    async def create_node_stack(self, request: StackCreateRequest) -> StackRef:
+        """Create the stack, or find the one an earlier attempt of this request made."""
+        try:
+            found = await self._heat.find_stack(request.name)
+            if found is not None:
+                return StackRef(name=found.name, id=found.id)
+            try:
+                stack_id = await self._heat.create_stack(request.name, request.fields)
+            except BackendConflict:
+                # The name is taken: by this request's lost answer, or by another stack.
+                found = await self._heat.find_stack(request.name)
+                if found is None:
+                    raise
+                return StackRef(name=found.name, id=found.id)
+        except WardenError as err:
+            raise application_error(err) from err
+        return StackRef(name=request.name, id=stack_id)
+
+    @activity.defn(name="wait_node_stack")
+    async def wait_node_stack(self, request: StackWaitRequest) -> str:
+        """Return the stack's status once its `action` is COMPLETE; retried while it is
+        in progress; a FAILED stack (or one gone) fails for good."""
+        ref = request.stack
+        try:
+            stack = await self._heat.get_stack(ref.name, ref.id)
+        except WardenError as err:
+            raise application_error(err) from err
+        if stack is None:
+            raise ApplicationError(
+                f"Stack {ref.name} ({ref.id}) is gone", type="BackendNotFound", non_retryable=True
+            )
+        done = DONE[request.action]
+        if stack.status == done and (request.since is None or stack.updated_time != request.since):
+            return stack.status
+        if stack.status.endswith("_FAILED"):
+            why = f": {stack.status_reason}" if stack.status_reason else ""
+            raise ApplicationError(
+                f"Stack {ref.name} went to {stack.status} instead of {done}{why}",
+                type="BackendError",
+                non_retryable=True,
+            )
+        raise StackNotReady(f"Stack {ref.name} is {stack.status}")
+
+    @activity.defn(name="update_node_stack")
+    async def update_node_stack(self, request: StackUpdateRequest) -> str | None:
+        """Update the stack in place (its failed and CHECK_FAILED resources replaced);
+        the `updated_time` to wait past, None when an update was already running."""
+        ref = request.stack
+        try:
+            stack = await self._heat.get_stack(ref.name, ref.id)
+            if stack is None:
+                raise ApplicationError(
+                    f"Stack {ref.name} ({ref.id}) is gone",
+                    type="BackendNotFound",
+                    non_retryable=True,
+                )
+            if stack.status == "UPDATE_IN_PROGRESS":  # this request's, answered too late
+                return None
+            await self._heat.patch_stack(ref.name, ref.id, request.fields)
+        except WardenError as err:
+            raise application_error(err) from err
+        return stack.updated_time
+
+    @activity.defn(name="delete_node_stack")
+    async def delete_node_stack(self, stack: StackRef) -> None:
+        """Delete the stack and return once it is gone (a stack already gone counts)."""
+        try:
+            current = await self._heat.get_stack(stack.name, stack.id)
+            if current is None:
+                return
+            if current.status != "DELETE_IN_PROGRESS":
+                await self._heat.delete_stack(stack.name, stack.id)
+                current = await self._heat.get_stack(stack.name, stack.id)
+        except WardenError as err:
+            raise application_error(err) from err
+        if current is None:
+            return
+        if current.status == "DELETE_FAILED":
+            raise ApplicationError(
+                f"Stack {stack.name} could not be deleted: {current.status_reason}",
+                type="BackendError",
+            )
+        raise StackNotReady(f"Stack {stack.name} is {current.status}")
+
+    @activity.defn(name="judge_node_stacks")
+    async def judge_node_stacks(self, stacks: Sequence[StackRef]) -> StackHealthResult:
+        """Each stack's health: its status, and its resources in a FAILED state (a
+        resource marked unhealthy is CHECK_FAILED)."""
+        try:
+            return StackHealthResult(verdicts=await self.judge(stacks))
+        except WardenError as err:
+            raise application_error(err) from err
+
+    async def judge(self, stacks: Sequence[StackRef]) -> dict[str, StackVerdict]:
+        """Each stack's verdict by stack id, a few stacks at a time (`domain.errors`
+        exceptions when the orchestration API fails)."""
+        gate = asyncio.Semaphore(HEALTH_CONCURRENCY)
+
+        async def one(ref: StackRef) -> tuple[str, StackVerdict]:
+            async with gate:
+                return ref.id, await self._judge(ref)
+
+        return dict(await asyncio.gather(*(one(ref) for ref in stacks)))
+
+    async def _judge(self, ref: StackRef) -> StackVerdict:
+        stack: Stack | None = await self._heat.get_stack(ref.name, ref.id)
+        if stack is None:
+            return judge_stack(ref.id, None)
+        failed = [
+            (r.name, r.status, r.status_reason)
+            for r in await self._heat.list_resources(ref.name, ref.id)
+            if r.failed
+        ]
+        return judge_stack(ref.id, stack.status, stack.status_reason, failed)

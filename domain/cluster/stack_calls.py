@@ -1,0 +1,141 @@
+"""What the stack-node activities are asked: the calls an `os.heat.stack` node makes.
+
+Workflows build these from a node and its profile; `activities/stack_nodes.py` carries
+them out. Kept apart from the activities so workflow code never imports an activity
+module for its types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domain.cluster.nodes import NodeState, NodeStatus
+from domain.cluster.stack_profile import StackHealth, StackVerdict, stack_name
+
+#: Where a node keeps the name of its stack (Heat addresses a stack by name and id).
+STACK_NAME_KEY: Final = "stack_name"
+#: Senlin's default when the profile sets no `timeout`: its `default_action_timeout`.
+DEFAULT_TIMEOUT_MIN: Final = 60
+
+
+class StackRef(BaseModel):
+    """A stack as Heat addresses it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(min_length=1, max_length=255)
+    id: str = Field(min_length=1, max_length=255)
+
+
+class StackCreateRequest(BaseModel):
+    """Create a node's stack; the same `name` finds the stack an earlier attempt made."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(min_length=1, max_length=255)
+    #: Heat's create body beside `stack_name`: template, parameters, files, environment,
+    #: timeout_mins, disable_rollback.
+    fields: dict[str, Any]
+
+
+class StackWaitRequest(BaseModel):
+    """Wait until a stack's `action` (CREATE or UPDATE) completes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack: StackRef
+    action: str
+    #: The stack's `updated_time` before an update was sent: an UPDATE_COMPLETE stamped
+    #: with it is the previous update's, not this one's. None: any UPDATE_COMPLETE.
+    since: str | None = None
+
+
+class StackUpdateRequest(BaseModel):
+    """Update a stack in place with its existing template (Heat's PATCH)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack: StackRef
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class StackHealthResult(BaseModel):
+    """Each stack's verdict, by stack id."""
+
+    verdicts: dict[str, StackVerdict]
+
+
+def stack_create_request(
+    profile: Mapping[str, Any], cluster_id: str, node: NodeState, *, request_id: str
+) -> StackCreateRequest:
+    """The stack a node runs as, from its profile, as Senlin's `StackProfile.do_create`
+    asks Heat for it. Senlin's tags (`cluster_node_id=…`) are not sent: Warden's Heat
+    takes no tags yet, and the node keeps the stack's name and id itself."""
+    props = profile.get("properties", {})
+    fields: dict[str, Any] = {
+        "template": props.get("template") or {},
+        "parameters": props.get("parameters") or {},
+        "files": props.get("files") or {},
+        "environment": props.get("environment") or {},
+        "disable_rollback": props.get("disable_rollback", True),
+    }
+    if props.get("timeout"):
+        fields["timeout_mins"] = props["timeout"]
+    return StackCreateRequest(name=stack_name(node.name, request_id), fields=fields)
+
+
+def timeout_minutes(profile: Mapping[str, Any]) -> int:
+    """How long a stack operation of this profile may take."""
+    return int(profile.get("properties", {}).get("timeout") or DEFAULT_TIMEOUT_MIN)
+
+
+def stack_of(node: NodeState) -> StackRef | None:
+    """The node's stack, None before its create answered."""
+    name = node.data.get(STACK_NAME_KEY)
+    if not node.physical_id or not isinstance(name, str) or not name:
+        return None
+    return StackRef(name=name, id=node.physical_id)
+
+
+def without_stack(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's data once its stack is gone."""
+    return {key: value for key, value in data.items() if key != STACK_NAME_KEY}
+
+
+def on_stack(node: NodeState, stack: StackRef) -> NodeState:
+    """The node, now the stack `stack`."""
+    return node.model_copy(
+        update={"physical_id": stack.id, "data": {**node.data, STACK_NAME_KEY: stack.name}}
+    )
+
+
+def node_status_from_stack(verdict: StackVerdict | None) -> tuple[NodeStatus, str]:
+    """A stack node's status from its stack's verdict (None: the node has no stack).
+
+    A stack busy with an operation (someone's update) keeps its node ACTIVE: nothing
+    says it failed.
+    """
+    if verdict is None:
+        return NodeStatus.ERROR, "Node has no stack"
+    if verdict.health is StackHealth.UNHEALTHY:
+        return NodeStatus.ERROR, verdict.reason
+    return NodeStatus.ACTIVE, "" if verdict.health is StackHealth.HEALTHY else verdict.reason
+
+
+__all__ = [
+    "STACK_NAME_KEY",
+    "StackCreateRequest",
+    "StackHealthResult",
+    "StackRef",
+    "StackUpdateRequest",
+    "StackWaitRequest",
+    "node_status_from_stack",
+    "on_stack",
+    "stack_create_request",
+    "stack_of",
+    "timeout_minutes",
+    "without_stack",
+]

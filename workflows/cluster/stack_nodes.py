@@ -1,0 +1,124 @@
+"""The steps of an `os.heat.stack` node, used by the cluster's children where a server
+node's steps would run: build, judge, update in place, destroy.
+
+A node is a stack node when it names its stack (`domain.cluster.stack_calls.stack_of`),
+so deletion and checks need no profile; a create is one when its profile says so.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.stack_nodes import StackNodeActivities
+    from domain.cluster.nodes import NodeState
+    from domain.cluster.stack_calls import (
+        StackRef,
+        StackUpdateRequest,
+        StackWaitRequest,
+        on_stack,
+        stack_create_request,
+        stack_of,
+        timeout_minutes,
+    )
+    from domain.cluster.stack_profile import StackVerdict
+    from workflows.cluster.retries import CLOUD_RETRY, POLL_RETRY, REMOVE_TIMEOUT
+    from workflows.entity import failure_reason
+
+CALL_TIMEOUT = timedelta(seconds=60)
+
+
+async def build_stack(
+    profile: dict[str, Any], cluster_id: str, node: NodeState, *, request_id: str
+) -> tuple[NodeState, str | None]:
+    """Create the node's stack and wait for CREATE_COMPLETE.
+
+    Answers the node (on its stack as soon as Heat named one, so that deleting or
+    recovering the node deals with it) and the failure, None when the stack is up.
+    """
+    request = stack_create_request(profile, cluster_id, node, request_id=request_id)
+    try:
+        ref: StackRef = await workflow.execute_activity_method(
+            StackNodeActivities.create_node_stack,
+            request,
+            start_to_close_timeout=CALL_TIMEOUT,
+            retry_policy=CLOUD_RETRY,
+            summary=f"create stack {request.name}",
+        )
+    except ActivityError as err:
+        return node, failure_reason(err)
+    node = on_stack(node, ref)
+    try:
+        await wait_for_stack(ref, "CREATE", profile)
+    except ActivityError as err:
+        return node, failure_reason(err)
+    return node, None
+
+
+async def wait_for_stack(
+    ref: StackRef, action: str, profile: dict[str, Any], since: str | None = None
+) -> None:
+    """Poll (by activity retries) until the stack's `action` is COMPLETE, within the
+    profile's `timeout`; ActivityError when it FAILED or took too long."""
+    await workflow.execute_activity_method(
+        StackNodeActivities.wait_node_stack,
+        StackWaitRequest(stack=ref, action=action, since=since),
+        start_to_close_timeout=CALL_TIMEOUT,
+        schedule_to_close_timeout=timedelta(minutes=timeout_minutes(profile)),
+        retry_policy=POLL_RETRY,
+        summary=f"wait for stack {ref.name} {action}_COMPLETE",
+    )
+
+
+async def update_stack(node: NodeState, profile: dict[str, Any]) -> None:
+    """Update the node's stack with its existing template (Heat replaces every failed
+    and CHECK_FAILED resource) and wait for UPDATE_COMPLETE; ActivityError otherwise."""
+    ref = stack_of(node)
+    if ref is None:
+        raise ValueError(f"node {node.name} has no stack")
+    since: str | None = await workflow.execute_activity_method(
+        StackNodeActivities.update_node_stack,
+        StackUpdateRequest(stack=ref),
+        start_to_close_timeout=CALL_TIMEOUT,
+        retry_policy=CLOUD_RETRY,
+        summary=f"update stack {ref.name} in place",
+    )
+    await wait_for_stack(ref, "UPDATE", profile, since)
+
+
+async def destroy_stack(node: NodeState) -> None:
+    """Delete the node's stack and wait until it is gone (nothing when it has none)."""
+    ref = stack_of(node)
+    if ref is None:
+        return
+    await workflow.execute_activity_method(
+        StackNodeActivities.delete_node_stack,
+        ref,
+        start_to_close_timeout=CALL_TIMEOUT,
+        schedule_to_close_timeout=REMOVE_TIMEOUT,
+        retry_policy=POLL_RETRY,
+        summary=f"delete stack {ref.name}",
+    )
+
+
+async def judge_stacks(nodes: list[NodeState]) -> dict[str, StackVerdict]:
+    """Each stack node's verdict, by node id (nodes without a stack are left out)."""
+    refs = {node.node_id: ref for node in nodes if (ref := stack_of(node)) is not None}
+    if not refs:
+        return {}
+    result = await workflow.execute_activity_method(
+        StackNodeActivities.judge_node_stacks,
+        list(refs.values()),
+        start_to_close_timeout=timedelta(minutes=2),
+        retry_policy=CLOUD_RETRY,
+        summary=f"judge {len(refs)} stack(s)",
+    )
+    return {
+        node_id: result.verdicts[ref.id]
+        for node_id, ref in refs.items()
+        if ref.id in result.verdicts
+    }
