@@ -11,6 +11,7 @@ object, `limit` cuts (Senlin's `senlin/api/openstack/v1/*.py`, `senlin/objects/f
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,10 @@ T = TypeVar("T")
 #: Parameters every paged list takes besides its filters.
 PAGING: Final = ("limit", "marker", "sort", "global_project")
 NOT_AUTHORIZED: Final = "You are not authorized to complete this operation."
+#: An action's name, as events carry it: Senlin's (CLUSTER_SCALE_IN, NODE_DELETE) and
+#: Warden's event kinds (HEALTH_CHECK, LIFECYCLE_HOOK; RECOVER_ and a recovery step's
+#: name, a user workflow's included).
+ACTION_NAME: Final = re.compile(r"RECOVER_[A-Za-z0-9_.:-]+|[A-Z][A-Z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,9 @@ class ListRules:
     statuses: tuple[str, ...] | None = None
     #: The values `level` may take (events; None: no such filter).
     levels: tuple[str, ...] | None = None
+    #: Whether `action` must be an action's name (events: Senlin's enum of cluster and
+    #: node actions; Warden's own event kinds, RECOVER_REBOOT say, are names too).
+    action_names: bool = False
     #: Boolean filters (a cluster's policies: `enabled`).
     flags: tuple[str, ...] = ()
     #: Whether it pages (`limit`, `marker`, `global_project`); a cluster's policies do not.
@@ -125,6 +133,10 @@ def parse_list_query(
         given = filters.get(key)
         wrong = [v for v in given or () if choices is not None and v not in choices]
         if wrong:  # oslo's enum field names the first value it cannot take, as given
+            raise InvalidRequest(f"Field value {wrong[0]} is invalid")
+    if rules.action_names:
+        wrong = [v for v in filters.get("action", ()) if not ACTION_NAME.fullmatch(v)]
+        if wrong:
             raise InvalidRequest(f"Field value {wrong[0]} is invalid")
     return ListQuery(
         filters=filters,
@@ -230,6 +242,7 @@ EVENTS: Final = ListRules(
     ),
     # Senlin's names, and Warden's WARNING (its events' level) beside Senlin's WARN.
     levels=("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG"),
+    action_names=True,
 )  # fmt: skip
 CLUSTER_POLICIES: Final = ListRules(
     filters=("policy_name", "policy_type"), sort_keys=("enabled",), flags=("enabled",), paged=False
@@ -239,6 +252,7 @@ WARDEN_EVENTS: Final = ListRules(
     filters=(*EVENTS.filters, "obj_id", "obj_type", "action_id"),
     sort_keys=EVENTS.sort_keys,
     levels=EVENTS.levels,
+    action_names=True,
 )
 """Senlin's event filters, and Warden's own names for three of them."""
 

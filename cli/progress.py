@@ -101,7 +101,7 @@ def wait_action(
         action = client.get(f"/v1/actions/{action_id}")["action"]
         victims = []
         if action["status"] not in FINAL_ACTION_STATUSES:
-            for token in action.get("depended_by", [])[:MAX_VICTIMS_SHOWN]:
+            for token in action.get("depends_on", [])[:MAX_VICTIMS_SHOWN]:
                 victims.append(client.get(f"/v1/actions/{token}")["action"])
         final.update(action)
         return action_lines(action, victims), action["status"] in FINAL_ACTION_STATUSES

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Body, Path, Query, Request, Response
 
-from api.auth import CallerDep
+from api.auth import CallerDep, WriterDep
 from api.deps import DbDep, TemporalDep
 from api.schemas.actions import (
     ActionEnvelope,
@@ -17,9 +17,10 @@ from api.schemas.actions import (
     EventPublic,
 )
 from api.schemas.common import ERROR_RESPONSES
-from api.senlin_lists import ActionsQuery, EventsQuery, ListQuery, filter_and_page
+from api.senlin_lists import ActionsQuery, EventsQuery, ListQuery, filter_and_page, parse_bool
+from api.senlin_prefix import require_version
 from domain.actions import ActionName, ActionStatus
-from domain.errors import NotFound
+from domain.errors import Conflict, InvalidRequest, NotFound
 from store.actions import get_action, list_actions
 from store.events import get_event, list_events
 from workflows import ids
@@ -82,6 +83,49 @@ async def get_action_route(
     ):
         action.lifecycle = await temporal.describe(ids.node_deletion(record.id), LifecycleView)
     return ActionEnvelope(action=action)
+
+
+#: The statuses Senlin lets a cancel reach (`Action.signal_cancel`'s `expected`).
+CANCELLABLE = ("INIT", "WAITING", "READY", "RUNNING", "WAITING_LIFECYCLE_COMPLETION")
+
+
+@router.patch("/actions/{action_id}", status_code=202)
+async def update_action_route(
+    caller: WriterDep,
+    db: DbDep,
+    request: Request,
+    action_id: Annotated[str, Path(max_length=64)],
+    body: dict[str, Any] = Body(...),  # noqa: B008 - FastAPI's way to take any JSON
+) -> Response:
+    """Cancel an action (Senlin API 1.12: `{"action": {"status": "CANCELLED"}}`).
+
+    Checked as Senlin checks it: the action must exist (404), the status must be
+    CANCELLED (400), the action still running (409). Warden does not stop a running
+    action yet: a cancel it would carry out is a 409 that says so.
+    """
+    require_version(request.headers, (1, 12))
+    data = body.get("action")
+    if not isinstance(data, dict):
+        raise InvalidRequest("Malformed request data, missing 'action' key in request body.")
+    force = request.query_params.get("force")
+    if force is not None:
+        parse_bool("force", force)
+    record = await db.run(get_action, caller.project_id, action_id)
+    if record is None:
+        raise NotFound(f"The action '{action_id}' could not be found.")
+    given = data.get("status")
+    if given != ActionStatus.CANCELLED.value:
+        raise InvalidRequest(f"Unknown status {given} for action {action_id}")
+    if record.status not in CANCELLABLE:
+        expected = ", ".join(CANCELLABLE)
+        raise Conflict(
+            f"Action ({action_id[:8]}) is in status ({record.status}) while expected status "
+            f"must be one of ({expected})."
+        )
+    raise Conflict(
+        f"Action {action_id} is {record.status}: Warden cannot cancel a running action yet; "
+        "it ends on its own (a hook's wait at its timeout)."
+    )
 
 
 @router.get("/events", response_model=EventList)

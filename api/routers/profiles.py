@@ -38,13 +38,19 @@ router = APIRouter(prefix="/v1/profiles", tags=["profiles"], responses=ERROR_RES
 ProfileId = Annotated[str, Path(max_length=255)]
 
 
-def checked_spec(raw: object, profile_name: str) -> AnyProfileSpec:
+def checked_spec(raw: object, profile_name: str, *, creating: bool) -> AnyProfileSpec:
     """A profile's spec, checked as Senlin's `profile.validate(validate_props=True)` does.
 
     A stack profile's template goes through every check a stack create makes (Senlin
-    previews it on Heat): a template that cannot make a stack makes no profile.
+    previews it on Heat): a template that cannot make a stack makes no profile. A create
+    says which profile it failed to make, as Senlin's `Profile.create` does.
     """
-    spec = parse_profile_spec(raw, prefix="profile.spec")
+    try:
+        spec = parse_profile_spec(raw, prefix="profile.spec")
+    except InvalidRequest as exc:
+        if not creating:
+            raise
+        raise InvalidRequest(f"Failed in creating profile {profile_name}: {exc.message}") from None
     if isinstance(spec, StackProfileSpec):
         _check_stack_template(spec, profile_name)
     return spec
@@ -102,7 +108,7 @@ def _delete(session: Session, project_id: str, profile_id: str) -> None:
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=ProfileEnvelope)
 async def create_profile(caller: WriterDep, db: DbDep, body: ProfileCreate) -> ProfileEnvelope:
     """Create a profile (`os.nova.server` 1.0 or 1.1); an invalid spec is a 400."""
-    spec = checked_spec(body.profile.spec, body.profile.name)
+    spec = checked_spec(body.profile.spec, body.profile.name, creating=True)
     record = await db.run(_insert, caller.project_id, body, spec)
     return ProfileEnvelope(profile=ProfilePublic.of(record))
 
@@ -111,7 +117,7 @@ async def create_profile(caller: WriterDep, db: DbDep, body: ProfileCreate) -> P
 async def validate_profile(caller: CallerDep, body: ProfileValidate) -> ProfileEnvelope:
     """Check a spec as a create would, store nothing (Senlin API 1.2); the profile it
     would make, without an id."""
-    spec = checked_spec(body.profile.spec, "validated_profile")
+    spec = checked_spec(body.profile.spec, "validated_profile", creating=False)
     now = now_utc()
     profile = ProfilePublic(
         id=None,

@@ -99,7 +99,7 @@ async def waiting_victim(api: httpx.AsyncClient, parent_id: str) -> dict[str, An
 
     async def waiting() -> dict[str, Any] | None:
         listed = await api.get("/v1/actions", params={"status": "WAITING_LIFECYCLE_COMPLETION"})
-        found = [a for a in listed.json()["actions"] if parent_id in (a["depends_on"] or [])]
+        found = [a for a in listed.json()["actions"] if parent_id in (a["depended_by"] or [])]
         if not found:
             return None
         shown: dict[str, Any] = (await api.get(f"/v1/actions/{found[0]['id']}")).json()["action"]

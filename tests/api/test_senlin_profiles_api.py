@@ -115,8 +115,19 @@ async def test_specs_senlin_refuses_are_400_in_its_words(api: httpx.AsyncClient)
     # (Senlin answers the unknown type with a 404; a bad spec is a 400 in Warden).
     await refused(
         tempest_spec(bogus="foo"),
-        "profile.spec.properties.bogus: Unrecognizable spec item 'bogus'",
+        "Failed in creating profile bad: Unrecognizable spec item 'bogus'",
     )
+    await refused(
+        tempest_spec(networks=[{"network": "private", "vnic": "direct"}]),
+        "Failed in creating profile bad: profile.spec.properties.networks[0].vnic: "
+        "Unrecognizable spec item 'vnic'",
+    )
+    validated = await api.post(
+        "/v1/profiles/validate",
+        json={"profile": {"spec": tempest_spec(bogus="foo")}},
+        headers={"OpenStack-API-Version": "clustering 1.2"},
+    )
+    assert_error(validated, 400, "Unrecognizable spec item 'bogus'")
     unknown = {"name": "bad", "spec": {**TEMPEST_SPEC, "type": "senlin.profile.bogus"}}
     assert_error(
         await api.post("/v1/profiles", json={"profile": unknown}),

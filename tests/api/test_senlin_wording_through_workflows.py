@@ -104,6 +104,17 @@ async def test_bindings_have_ids_and_check_takes_any_parameters(
         400,
         "Field value bad-level is invalid",
     )
+    assert_error(
+        await api.get("/v1/events", params={"action": "bad-action"}),
+        400,
+        "Field value bad-action is invalid",
+    )
+    for action in ("CLUSTER_CREATE", "RECOVER_my-fix"):  # Senlin's, and Warden's own
+        assert (await api.get("/v1/events", params={"action": action})).status_code == 200
+    by_action = await api.get(
+        "/v1/events", params={"oid": cluster_id, "action": events[0]["action"]}
+    )
+    assert events[0]["id"] in {e["id"] for e in by_action.json()["events"]}
 
 
 async def test_complete_lifecycle_of_an_action_without_a_hook_is_a_no_op(
@@ -136,3 +147,45 @@ async def test_a_standalone_node_moves_to_another_profile(running_warden: InProc
     assert_error(missing, 400, "The specified profile 'ghost' could not be found.")
     refused = await api.delete(f"/v1/profiles/{new['id']}")
     assert_error(refused, 409, "still referenced by some clusters and/or nodes")
+
+
+async def test_an_action_update_is_checked_as_senlin_checks_it(
+    running_warden: InProcessWarden,
+) -> None:
+    api = running_warden.api
+    profile = (await api.post("/v1/profiles", json={"profile": PROFILE})).json()["profile"]
+    created = await api.post(
+        "/v1/clusters",
+        json={"cluster": {"name": "c-up", "profile_id": profile["id"], "desired_capacity": 0}},
+    )
+    action_id = action_id_of(created)
+    assert (await action_done(api, action_id))["status"] == "SUCCEEDED"
+    latest = {"OpenStack-API-Version": "clustering 1.12"}
+
+    def patch(target: str, body: object, **extra: Any) -> Any:
+        return api.patch(f"/v1/actions/{target}", json=body, headers=latest, **extra)
+
+    cancel = {"action": {"status": "CANCELLED"}}
+    assert_error(
+        await api.patch(f"/v1/actions/{action_id}", json=cancel),
+        400,
+        "API version '1.0' is not supported on this method.",
+    )
+    assert_error(await patch("nope", cancel), 404, "The action 'nope' could not be found.")
+    assert_error(
+        await patch(action_id, {"action": {"status": "invalid"}}),
+        400,
+        f"Unknown status invalid for action {action_id}",
+    )
+    assert_error(await patch(action_id, {"status": "CANCELLED"}), 400, "missing 'action' key")
+    assert_error(
+        await patch(action_id, cancel, params={"force": "maybe"}),
+        400,
+        "Invalid value 'maybe' specified for 'force'",
+    )
+    assert_error(
+        await patch(action_id, cancel),
+        409,
+        f"Action ({action_id[:8]}) is in status (SUCCEEDED) while expected status must be "
+        "one of (INIT, WAITING, READY, RUNNING, WAITING_LIFECYCLE_COMPLETION).",
+    )

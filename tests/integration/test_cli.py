@@ -222,7 +222,7 @@ async def test_lifecycle_commands_heartbeat_and_complete_a_waiting_node(
 async def _waiting_token(cli: Cli, parent: str) -> str:
     async def token() -> str | None:
         waiting = await cli.json("action", "list", "--status", "WAITING_LIFECYCLE_COMPLETION")
-        mine = [str(a["id"]) for a in waiting if parent in a["depends_on"]]
+        mine = [str(a["id"]) for a in waiting if parent in a["depended_by"]]
         return mine[0] if mine else None
 
     return await eventually(

@@ -264,7 +264,7 @@ async def node_delete_tokens(api: httpx.AsyncClient, parent: str, n: int) -> lis
     async def started() -> list[str] | None:
         params: dict[str, str | int] = {"name": "NODE_DELETE", "limit": 1000}
         actions = (await api.get("/v1/actions", params=params)).json()["actions"]
-        found = [a["id"] for a in actions if parent in (a.get("depends_on") or [])]
+        found = [a["id"] for a in actions if parent in (a.get("depended_by") or [])]
         return found if len(found) >= n else None
 
     return await eventually(started, timeout=30, what=f"{n} NODE_DELETE actions of {parent}")

@@ -92,7 +92,7 @@ async def act(api: httpx.AsyncClient, cluster_id: str, body: dict[str, Any]) -> 
 async def waiting_tokens(api: httpx.AsyncClient, parent: str, n: int = 1) -> list[dict[str, Any]]:
     async def waiting() -> list[dict[str, Any]] | None:
         actions = await api.get("/v1/actions", params={"status": "WAITING_LIFECYCLE_COMPLETION"})
-        found = [a for a in actions.json()["actions"] if parent in (a.get("depends_on") or [])]
+        found = [a for a in actions.json()["actions"] if parent in (a.get("depended_by") or [])]
         return found if len(found) >= n else None
 
     return await eventually(waiting, timeout=30, what="victims waiting on hooks")
@@ -241,7 +241,7 @@ async def test_hook_times_out_and_deletion_proceeds(warden: Warden) -> None:
             for a in (
                 await api.get("/v1/actions", params={"name": "NODE_DELETE", "limit": 1000})
             ).json()["actions"]
-            if scaled.headers["Location"].rsplit("/", 1)[-1] in (a.get("depends_on") or [])
+            if scaled.headers["Location"].rsplit("/", 1)[-1] in (a.get("depended_by") or [])
         ]
         assert tokens and "timed out" in tokens[0]["status_reason"]
         assert len(await nodes_of(api, cluster_id)) == 1

@@ -84,6 +84,8 @@ PASSING_API: Final = frozenset(
         "test_cluster_add_nodes_node_not_found",
         "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeNodeNotOrphan."
         "test_cluster_add_nodes_node_not_orphan",
+        "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeProfileTypeUnmatch."
+        "test_cluster_add_nodes_profile_type_unmatch",
         "clusters.test_cluster_add_nodes.TestClusterAddNodesNegativeSizeCheckFailed."
         "test_cluster_add_nodes_cluster_size_check_failed",
         "clusters.test_cluster_check.TestClusterActionCheck.test_cluster_action_check",
@@ -196,6 +198,8 @@ PASSING_API: Final = frozenset(
         "test_cluster_replace_nodes_cluster_not_found",
         "clusters.test_cluster_replace_nodes.TestClusterReplaceNodeNegativeOldOrphan."
         "test_cluster_replace_nodes_old_node_orphan",
+        "clusters.test_cluster_replace_nodes.TestClusterReplaceNodeNegativeProfileUnmatch."
+        "test_cluster_replace_nodes_profile_type_unmatch",
         "clusters.test_cluster_replace_nodes.TestClusterReplaceNodesNegativeInvalidParams."
         "test_cluster_replace_nodes_duplicated_node",
         "clusters.test_cluster_replace_nodes.TestClusterReplaceNodesNegativeInvalidParams."
@@ -267,6 +271,8 @@ PASSING_API: Final = frozenset(
         "test_cluster_update_profile_multichoices",
         "clusters.test_cluster_update_negative.TestClusterUpdateNegativeProfileNotFound."
         "test_cluster_update_profile_not_found",
+        "clusters.test_cluster_update_negative.TestClusterUpdateNegativeProfileTypeUnmatch."
+        "test_cluster_update_profile_type_unmatch",
         "clusters.test_cluster_update_profile.TestClusterUpdateProfile."
         "test_cluster_update_profile_profile_only",
         "events.test_event_list.TestEventList.test_event_list",
@@ -295,6 +301,12 @@ PASSING_API: Final = frozenset(
         "nodes.test_node_check.TestNodeCheckNegative.test_param_is_not_map",
         "nodes.test_node_create.TestNodeCreate.test_node_create_all_attrs_defined",
         "nodes.test_node_create.TestNodeCreate.test_node_create_all_attrs_defined_v1_13",
+        "nodes.test_node_create_negative.TestNodeCreateNegativeBadRequest."
+        "test_node_create_cluster_invalid",
+        "nodes.test_node_create_negative.TestNodeCreateNegativeBadRequest."
+        "test_node_create_profile_invalid",
+        "nodes.test_node_create_negative.TestNodeCreateNegativeBadRequest."
+        "test_node_create_profile_type_unmatch",
         "nodes.test_node_create_negative.TestNodeCreateNegativeInvalidRequest."
         "test_node_create_empty_param",
         "nodes.test_node_create_negative.TestNodeCreateNegativeInvalidRequest."
@@ -348,6 +360,12 @@ PASSING_API: Final = frozenset(
         "test_node_update_no_property_updated",
         "nodes.test_node_update_negative.TestNodeUpdateNegativeNotFound."
         "test_node_update_node_not_found",
+        "nodes.test_node_update_negative.TestNodeUpdateNegativeProfileMultichoices."
+        "test_node_update_profile_multichoices",
+        "nodes.test_node_update_negative.TestNodeUpdateNegativeProfileNotFound."
+        "test_node_update_profile_not_found",
+        "nodes.test_node_update_negative.TestNodeUpdateNegativeProfileTypeUnmatch."
+        "test_node_update_profile_type_unmatch",
         "policies.test_policy_create_negative.TestPolicyCreateNegativeBadRequest."
         "test_policy_create_invalid_param",
         "policies.test_policy_create_negative.TestPolicyCreateNegativeBadRequest."

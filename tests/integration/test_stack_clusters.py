@@ -159,6 +159,12 @@ async def test_scale_in_of_a_stack_node_waits_for_its_hook_then_deletes_the_stac
         victim = next(n for n in nodes if n["id"] == message["node_id"])
         # The stack stays while the app drains it, whatever the server listing says.
         assert (await stack_of(api, project_id, victim))["stack_status"] == "CREATE_COMPLETE"
+        cancel = await api.patch(
+            f"/v1/actions/{waiting['id']}",
+            json={"action": {"status": "CANCELLED"}},
+            headers={"OpenStack-API-Version": "clustering 1.12"},
+        )
+        assert cancel.status_code == 409 and "cannot cancel a running action" in cancel.text
         body = {"complete_lifecycle": {"lifecycle_action_token": waiting["id"]}}
         assert (await act(api, cluster_id, body)).status_code == 202
         assert (await action_done(api, scaled.headers["Location"]))["status"] == "SUCCEEDED"

@@ -72,7 +72,7 @@ async def scale_in(harness: Harness, handle: WorkflowHandle[object, object], cou
 
 def tokens_of(harness: Harness, parent: str) -> list[ActionRecord]:
     return [
-        a for a in harness.rows(ActionRecord, name="NODE_DELETE") if parent in (a.depends_on or [])
+        a for a in harness.rows(ActionRecord, name="NODE_DELETE") if parent in (a.depended_by or [])
     ]
 
 

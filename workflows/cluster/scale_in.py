@@ -338,7 +338,8 @@ class ScaleInWorkflow:
                     "node_id": node.node_id,
                     "node_name": node.name,
                 },
-                depends_on=[inp.action_id],
+                # Senlin's links: a node action is depended on by its cluster action.
+                depended_by=[inp.action_id],
                 workflow_id=ids.node_deletion(token),
                 at=now,
             )
@@ -353,7 +354,7 @@ class ScaleInWorkflow:
                     target=inp.cluster_id,
                     status=ActionStatus.WAITING,
                     status_reason=f"{inp.stage}{WAITING_FOR_HOOKS}",
-                    depended_by=[token for token, _, _ in plans],
+                    depends_on=[token for token, _, _ in plans],
                     at=now,
                 )
             )

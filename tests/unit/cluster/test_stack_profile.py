@@ -72,7 +72,7 @@ def test_the_tempest_plugin_s_stack_spec_is_taken_as_written() -> None:
 @pytest.mark.parametrize(
     ("properties", "message"),
     [
-        ({"bogus": 1}, "spec.properties.bogus: Unrecognizable spec item 'bogus'"),
+        ({"bogus": 1}, "Unrecognizable spec item 'bogus'"),
         ({"timeout": "soon"}, "spec.properties.timeout: The value 'soon' is not a valid Integer"),
         ({"timeout": True}, "spec.properties.timeout: The value 'True' is not a valid Integer"),
         ({"template": "x"}, "spec.properties.template: 'x' is not a Map"),
