@@ -22,6 +22,8 @@ class NodeStatus(StrEnum):
     WARNING = "WARNING"
     DELETING = "DELETING"
     RECOVERING = "RECOVERING"
+    #: A stack node's stack being updated onto a new profile.
+    UPDATING = "UPDATING"
 
 
 #: Key in a node's `data` set by `mark_unhealthy`; cleared by `mark_unhealthy: false`

@@ -69,11 +69,17 @@ class StackHealthResult(BaseModel):
 
 
 def stack_create_request(
-    profile: Mapping[str, Any], cluster_id: str, node: NodeState, *, request_id: str
+    profile: Mapping[str, Any], node: NodeState, *, request_id: str
 ) -> StackCreateRequest:
     """The stack a node runs as, from its profile, as Senlin's `StackProfile.do_create`
     asks Heat for it. Senlin's tags (`cluster_node_id=…`) are not sent: Warden's Heat
     takes no tags yet, and the node keeps the stack's name and id itself."""
+    return StackCreateRequest(name=stack_name(node.name, request_id), fields=stack_fields(profile))
+
+
+def stack_fields(profile: Mapping[str, Any]) -> dict[str, Any]:
+    """Heat's create or update body from a profile: its template and settings (an
+    update onto a new profile sends them all; Heat leaves what did not change)."""
     props = profile.get("properties", {})
     fields: dict[str, Any] = {
         "template": props.get("template") or {},
@@ -84,7 +90,7 @@ def stack_create_request(
     }
     if props.get("timeout"):
         fields["timeout_mins"] = props["timeout"]
-    return StackCreateRequest(name=stack_name(node.name, request_id), fields=fields)
+    return fields
 
 
 def timeout_minutes(profile: Mapping[str, Any]) -> int:
@@ -135,6 +141,7 @@ __all__ = [
     "node_status_from_stack",
     "on_stack",
     "stack_create_request",
+    "stack_fields",
     "stack_of",
     "timeout_minutes",
     "without_stack",

@@ -206,3 +206,38 @@ async def test_recreate_replaces_the_stack_and_deleting_the_cluster_deletes_ever
         assert (await action_done(api, deleted.headers["Location"]))["status"] == "SUCCEEDED"
         listed = (await api.get(f"/v1/{project_id}/stacks")).json()["stacks"]
         assert again["physical_id"] not in {s["id"] for s in listed}
+
+
+async def test_a_profile_update_updates_each_stack_in_place(warden: Warden) -> None:
+    token, project_id = await keystone_token(warden)
+    async with warden.client(token) as api:
+        cluster_id = await stack_cluster(api, 2)
+        before = {n["id"]: n for n in await nodes_of(api, cluster_id)}
+        shorter = await api.post(
+            "/v1/profiles",
+            json={
+                "profile": {
+                    "name": f"stk-{uuid.uuid4().hex[:6]}",
+                    "spec": stack_spec(parameters={"str_length": 16}),
+                }
+            },
+        )
+        assert shorter.status_code == 201, shorter.text
+        profile_id = shorter.json()["profile"]["id"]
+        updated = await api.patch(
+            f"/v1/clusters/{cluster_id}", json={"cluster": {"profile_id": profile_id}}
+        )
+        assert updated.status_code == 202, updated.text
+        done = await action_done(api, updated.headers["Location"])
+        assert done["status"] == "SUCCEEDED", done
+        after = {n["id"]: n for n in await nodes_of(api, cluster_id)}
+        # Senlin's StackProfile.do_update: the same stacks, updated (no replacement).
+        assert set(after) == set(before)
+        for node_id, node in after.items():
+            assert node["physical_id"] == before[node_id]["physical_id"]
+            assert (node["status"], node["profile_id"]) == ("ACTIVE", profile_id)
+            stack = await stack_of(api, project_id, node)
+            assert stack["stack_status"] == "UPDATE_COMPLETE"
+            assert len(stack["outputs"][0]["output_value"]) == 16
+        cluster = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]
+        assert cluster["profile_id"] == profile_id

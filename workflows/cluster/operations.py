@@ -141,9 +141,7 @@ class ClusterCreateWorkflow:
 
     async def _create(self, inp: NodesOperationInput, node: NodeState) -> NodeState:
         if is_stack_profile(inp.profile):
-            node, failed = await build_stack(
-                inp.profile, inp.cluster_id, node, request_id=node.node_id
-            )
+            node, failed = await build_stack(inp.profile, node, request_id=node.node_id)
             if failed is not None:
                 return with_status(node, NodeStatus.ERROR, failed)
             return with_status(node, NodeStatus.ACTIVE)

@@ -33,14 +33,14 @@ CALL_TIMEOUT = timedelta(seconds=60)
 
 
 async def build_stack(
-    profile: dict[str, Any], cluster_id: str, node: NodeState, *, request_id: str
+    profile: dict[str, Any], node: NodeState, *, request_id: str
 ) -> tuple[NodeState, str | None]:
     """Create the node's stack and wait for CREATE_COMPLETE.
 
     Answers the node (on its stack as soon as Heat named one, so that deleting or
     recovering the node deals with it) and the failure, None when the stack is up.
     """
-    request = stack_create_request(profile, cluster_id, node, request_id=request_id)
+    request = stack_create_request(profile, node, request_id=request_id)
     try:
         ref: StackRef = await workflow.execute_activity_method(
             StackNodeActivities.create_node_stack,
@@ -74,15 +74,18 @@ async def wait_for_stack(
     )
 
 
-async def update_stack(node: NodeState, profile: dict[str, Any]) -> None:
-    """Update the node's stack with its existing template (Heat replaces every failed
-    and CHECK_FAILED resource) and wait for UPDATE_COMPLETE; ActivityError otherwise."""
+async def update_stack(
+    node: NodeState, profile: dict[str, Any], fields: dict[str, Any] | None = None
+) -> None:
+    """Update the node's stack in place and wait for UPDATE_COMPLETE (ActivityError
+    otherwise): with its existing template (no `fields`: Heat replaces every failed and
+    CHECK_FAILED resource), or with a new profile's (`stack_update_fields`)."""
     ref = stack_of(node)
     if ref is None:
         raise ValueError(f"node {node.name} has no stack")
     since: str | None = await workflow.execute_activity_method(
         StackNodeActivities.update_node_stack,
-        StackUpdateRequest(stack=ref),
+        StackUpdateRequest(stack=ref, fields=fields or {}),
         start_to_close_timeout=CALL_TIMEOUT,
         retry_policy=CLOUD_RETRY,
         summary=f"update stack {ref.name} in place",

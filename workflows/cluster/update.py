@@ -8,21 +8,28 @@ batches (`domain/cluster/policies/batch.py`). Between batches the batch policy's
 durable timer. A batch whose replacements do not all come up stops the roll with
 the old nodes still in service. Each batch is its own pair of children
 (`cluster-op:{cluster}:{action}:batch-{n}:create|remove`) in the Temporal UI.
+
+A cluster of Heat stacks is updated in place, as Senlin's `StackProfile.do_update`
+does: each node's stack gets the new profile's template and settings (Heat's PATCH),
+batch by batch, and keeps its id; a node that has no stack gets one.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
 from pydantic import BaseModel
 from temporalio import workflow
-from temporalio.exceptions import ChildWorkflowError
+from temporalio.exceptions import ActivityError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionChange, ActionName, ActionStatus
     from domain.cluster.lifecycle import DeletionSettings
     from domain.cluster.nodes import NodeState, NodeStatus, node_name
+    from domain.cluster.stack_calls import stack_fields, stack_of
+    from domain.cluster.stack_profile import is_stack_profile
     from domain.projection import ChangeSet
     from workflows import ids
     from workflows.cluster.operations import (
@@ -30,8 +37,12 @@ with workflow.unsafe.imports_passed_through():
         NodesOperationInput,
         NodesOperationResult,
         finished,
+        record_nodes,
+        summarize_errors,
+        with_status,
     )
     from workflows.cluster.scale_in import ScaleInInput, ScaleInWorkflow
+    from workflows.cluster.stack_nodes import build_stack, update_stack
     from workflows.entity import failure_reason, record
     from workflows.search_attributes import warden_attributes
 
@@ -62,6 +73,8 @@ class ClusterUpdateWorkflow:
 
     @workflow.run
     async def run(self, inp: ClusterUpdateInput) -> NodesOperationResult:
+        if is_stack_profile(inp.profile):
+            return finished(await self._update_stacks(inp))
         by_id = {n.node_id: n for n in inp.nodes}
         touched: list[NodeState] = []
         removed: list[str] = []
@@ -93,6 +106,52 @@ class ClusterUpdateWorkflow:
                 )
                 await workflow.sleep(timedelta(seconds=inp.pause_time_s), summary="batch pause")
         return finished(NodesOperationResult(nodes=touched, removed=removed))
+
+    async def _update_stacks(self, inp: ClusterUpdateInput) -> NodesOperationResult:
+        by_id = {n.node_id: n for n in inp.nodes}
+        nodes = NodesOperationInput(
+            project_id=inp.project_id,
+            cluster_id=inp.cluster_id,
+            cluster_name=inp.cluster_name,
+            action_id=inp.action_id,
+            profile=inp.profile,
+            nodes=[],
+        )
+        touched: list[NodeState] = []
+        for number, batch in enumerate(inp.batches, start=1):
+            old = [by_id[node_id] for node_id in batch]
+            await self._progress(
+                inp,
+                f"batch {number}/{len(inp.batches)}: updating the stacks of "
+                f"{', '.join(n.name for n in old)} ({len(touched)} of {len(inp.nodes)} done)",
+            )
+            updating = [with_status(n, NodeStatus.UPDATING, "Updating stack") for n in old]
+            await record_nodes(nodes, updating, "NODE_UPDATE")
+            done = list(await asyncio.gather(*(self._update_stack(inp, n) for n in updating)))
+            await record_nodes(nodes, done, "NODE_UPDATE")
+            touched.extend(done)
+            error = summarize_errors(done, "update")
+            if error:
+                return self._stopped(touched, [], number, error)
+            if number < len(inp.batches) and inp.pause_time_s:
+                await workflow.sleep(timedelta(seconds=inp.pause_time_s), summary="batch pause")
+        return NodesOperationResult(nodes=touched)
+
+    @staticmethod
+    async def _update_stack(inp: ClusterUpdateInput, node: NodeState) -> NodeState:
+        on_new = node.model_copy(update={"profile_id": inp.profile_id})
+        if stack_of(node) is None:
+            built, failed = await build_stack(
+                inp.profile, on_new, request_id=f"{node.node_id}:{inp.action_id}"
+            )
+            if failed is not None:
+                return with_status(built, NodeStatus.ERROR, failed)
+            return with_status(built, NodeStatus.ACTIVE)
+        try:
+            await update_stack(node, inp.profile, stack_fields(inp.profile))
+        except ActivityError as err:
+            return with_status(node, NodeStatus.ERROR, failure_reason(err))
+        return with_status(on_new, NodeStatus.ACTIVE)
 
     async def _progress(self, inp: ClusterUpdateInput, text: str) -> None:
         """Show where the roll is: in the Temporal UI and on the action (CLI, API)."""

@@ -108,7 +108,7 @@ def test_the_create_asks_heat_for_the_profile_s_template_and_settings() -> None:
         **TEMPEST_SPEC,
         "properties": {**TEMPEST_SPEC["properties"], "timeout": 5, "parameters": {"a": 1}},
     }
-    request = stack_create_request(profile, "c1", node(), request_id="n1:action-42")
+    request = stack_create_request(profile, node(), request_id="n1:action-42")
     assert request.name == "node-1-action42"
     assert request.fields == {
         "template": TEMPEST_SPEC["properties"]["template"],
