@@ -76,9 +76,13 @@ class StackNodeActivities:
                 f"Stack {ref.name} ({ref.id}) is gone", type="BackendNotFound", non_retryable=True
             )
         done = DONE[request.action]
-        if stack.status == done and (request.since is None or stack.updated_time != request.since):
+        if request.since is not None and stack.updated_time == request.since:
+            # The state from before the update was sent: Heat has not started it yet.
+            raise StackNotReady(f"Stack {ref.name} is {stack.status}, its update not begun")
+        if stack.status == done:
             return stack.status
-        if stack.status.endswith("_FAILED"):
+        # A rollback that completed undid this operation: it failed as surely.
+        if stack.status.endswith("_FAILED") or stack.status == "ROLLBACK_COMPLETE":
             why = f": {stack.status_reason}" if stack.status_reason else ""
             raise ApplicationError(
                 f"Stack {ref.name} went to {stack.status} instead of {done}{why}",

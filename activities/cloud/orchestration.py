@@ -87,7 +87,8 @@ class OrchestrationClient:
 
     async def find_stack(self, name: str) -> Stack | None:
         """The project's stack called `name`, None when there is none."""
-        response = await self._session.request(SERVICE, "GET", "/stacks")
+        # Heat filters by name; a Heat that does not is answered by the loop below.
+        response = await self._session.request(SERVICE, "GET", "/stacks", params={"name": name})
         listed = json_body(response, "orchestration stack list", "stacks")
         if not isinstance(listed, list):
             raise BackendError("orchestration listed stacks without a list")

@@ -112,8 +112,10 @@ def parse_operation(name: str, params: object, profile_type: str) -> ServerOpera
                 )
         checked[key] = text
     if name not in CARRIED_OUT:
-        raise InvalidRequest(
-            f"The operation '{name}' is not supported by Warden; it carries out "
-            f"{', '.join(sorted(CARRIED_OUT))}."
+        carried = (
+            f"it carries out {', '.join(sorted(CARRIED_OUT))}"
+            if profile_type in SERVER_PROFILE_TYPES
+            else f"it carries out no operation on {profile_type} nodes"
         )
+        raise InvalidRequest(f"The operation '{name}' is not supported by Warden; {carried}.")
     return ServerOperation(name=name, params=checked)

@@ -132,7 +132,8 @@ class ClusterCreateWorkflow:
                 f"Creating nodes {len(done) + 1}-{len(done) + len(batch)} of "
                 f"{len(inp.nodes)} in cluster **{inp.cluster_name}**"
             )
-            creating = [with_status(n, NodeStatus.CREATING, "Creating server") for n in batch]
+            what = "Creating stack" if is_stack_profile(inp.profile) else "Creating server"
+            creating = [with_status(n, NodeStatus.CREATING, what) for n in batch]
             await record_nodes(inp, creating, "NODE_CREATE")
             results = await asyncio.gather(*(self._create(inp, n) for n in creating))
             await record_nodes(inp, list(results), "NODE_CREATE")
