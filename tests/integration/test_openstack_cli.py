@@ -164,10 +164,13 @@ async def test_openstack_cluster_profile_create_and_scale_in(
 async def test_openstack_cluster_type_and_build_info_commands(cli: OpenStackCLI) -> None:
     """Discovery as senlinclient does it: type lists, a type's schema, build info."""
     profile_types = await cli.json("cluster", "profile", "type", "list")
-    assert [(t["name"], t["version"]) for t in profile_types] == [
+    assert sorted((t["name"], t["version"]) for t in profile_types) == [
+        ("os.heat.stack", "1.0"),
         ("os.nova.server", "1.0"),
         ("os.nova.server", "1.1"),
     ]
+    stack = await cli.json("cluster", "profile", "type", "show", "os.heat.stack-1.0")
+    assert "template" in stack["schema"] and stack["support_status"], stack
     policy_types = {t["name"] for t in await cli.json("cluster", "policy", "type", "list")}
     assert policy_types == {
         "senlin.policy.deletion",
