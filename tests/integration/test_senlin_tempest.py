@@ -40,6 +40,9 @@ PASSING_API: Final = frozenset(
         "actions.test_action_show.TestActionShow.test_action_show",
         "actions.test_action_show_negative.TestActionShowNegativeNotFound."
         "test_action_show_not_found",
+        "actions.test_action_update_negative.TestActionUpdateNegative.test_action_update_not_found",
+        "actions.test_action_update_negative.TestActionUpdateNegative."
+        "test_action_update_status_invalid",
         "api_versions.test_api_version_show.TestAPIVersionShow.test_API_version_show",
         "api_versions.test_api_version_show_negative.TestAPIVersionShowNegative."
         "test_API_version_show_invalid_version",
@@ -289,6 +292,8 @@ PASSING_API: Final = frozenset(
         "events.test_event_list_negative.TestEventListNegativeBadRequest."
         "test_event_list_limit_not_int",
         "events.test_event_list_negative.TestEventListNegativeBadRequest."
+        "test_event_list_unsupported_action",
+        "events.test_event_list_negative.TestEventListNegativeBadRequest."
         "test_event_list_unsupported_level",
         "events.test_event_show.TestEventShow.test_event_show",
         "events.test_event_show_negative.TestEventShowNegativeNotFound.test_event_show_not_found",
@@ -440,6 +445,8 @@ PASSING_API: Final = frozenset(
         "test_profile_create_profile_type_incorrect",
         "profiles.test_profile_create_negative.TestProfileCreateNegativeBadRequest."
         "test_profile_create_spec_not_specified",
+        "profiles.test_profile_create_negative.TestProfileCreateNegativeBadRequest."
+        "test_profile_create_spec_validation_failed",
         "profiles.test_profile_delete.TestProfileDelete.test_profile_delete",
         "profiles.test_profile_delete_negative.TestProfileDeleteNegativeBadRequest."
         "test_profile_delete_multiple_choice",
@@ -481,6 +488,8 @@ PASSING_API: Final = frozenset(
         "test_profile_validate_no_spec",
         "profiles.test_profile_validate_negative.TestProfileValidateNegativeBadRequest."
         "test_profile_validate_profile_type_incorrect",
+        "profiles.test_profile_validate_negative.TestProfileValidateNegativeBadRequest."
+        "test_profile_validate_spec_validation_failed",
         "receivers.test_receiver_create.TestReceiverCreate.test_receiver_create",
         "receivers.test_receiver_create_negative.TestReceiverCreateNegativeBadRequest."
         "test_receiver_create_name_length_out",
@@ -538,7 +547,9 @@ PASSING_FUNCTIONAL: Final = frozenset(
         "test_cluster_scaling.TestClusterResize.test_cluster_resize_constraint_adjusting",
         "test_cluster_scaling.TestClusterResize.test_cluster_resize_constraint_breaking",
         "test_deletion_policy.TestDeletionPolicy.test_deletion_policy",
+        "test_deletion_policy.TestDeletionPolicy.test_deletion_policy_with_hook",
         "test_deletion_policy.TestDeletionPolicy.test_deletion_policy_with_hook_timeout",
+        "test_node_basic.TestNodeCreateShowListDelete.test_node_create_show_list_delete",
         "test_node_basic.TestNodeUpdate.test_node_update_basic_properties",
         "test_node_basic.TestNodeUpdate.test_node_update_basic_properties__with_tainted_v1_13",
         "test_node_basic.TestNodeUpdate.test_node_update_basic_properties_v1_13",
