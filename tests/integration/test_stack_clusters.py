@@ -24,21 +24,12 @@ from tests.integration.test_lifecycle_hooks import (
 )
 from tests.integration.test_platform import action_done
 from tests.support.eventually import eventually
+from tests.unit.cluster.test_stack_profile import TEMPEST_SPEC
 
 pytestmark = pytest.mark.integration
 
-#: senlin-tempest-plugin's `spec_heat_stack`, with a second resource a mark can name.
-TEMPLATE: dict[str, Any] = {
-    "heat_template_version": "2014-10-16",
-    "parameters": {"str_length": {"type": "number", "default": 64}},
-    "resources": {
-        "random": {
-            "type": "OS::Heat::RandomString",
-            "properties": {"length": {"get_param": "str_length"}},
-        },
-    },
-    "outputs": {"result": {"value": {"get_attr": ["random", "value"]}}},
-}
+#: senlin-tempest-plugin's `spec_heat_stack` template: one `random` resource, its output.
+TEMPLATE: dict[str, Any] = TEMPEST_SPEC["properties"]["template"]
 
 
 def stack_spec(**properties: Any) -> dict[str, Any]:

@@ -109,14 +109,7 @@ class ClusterUpdateWorkflow:
 
     async def _update_stacks(self, inp: ClusterUpdateInput) -> NodesOperationResult:
         by_id = {n.node_id: n for n in inp.nodes}
-        nodes = NodesOperationInput(
-            project_id=inp.project_id,
-            cluster_id=inp.cluster_id,
-            cluster_name=inp.cluster_name,
-            action_id=inp.action_id,
-            profile=inp.profile,
-            nodes=[],
-        )
+        nodes = _on_new_profile(inp, [])
         touched: list[NodeState] = []
         for number, batch in enumerate(inp.batches, start=1):
             old = [by_id[node_id] for node_id in batch]
@@ -181,14 +174,7 @@ class ClusterUpdateWorkflow:
     async def _build(
         self, inp: ClusterUpdateInput, number: int, fresh: list[NodeState]
     ) -> NodesOperationResult:
-        nodes = NodesOperationInput(
-            project_id=inp.project_id,
-            cluster_id=inp.cluster_id,
-            cluster_name=inp.cluster_name,
-            action_id=inp.action_id,
-            profile=inp.profile,
-            nodes=fresh,
-        )
+        nodes = _on_new_profile(inp, fresh)
         return await self._child(
             ClusterCreateWorkflow.run,
             nodes,
@@ -257,3 +243,15 @@ class ClusterUpdateWorkflow:
             removed=removed,
             error=f"Update stopped at batch {number}: {error}{detail}",
         )
+
+
+def _on_new_profile(inp: ClusterUpdateInput, nodes: list[NodeState]) -> NodesOperationInput:
+    """A node operation of this update: `nodes` on the update's new profile."""
+    return NodesOperationInput(
+        project_id=inp.project_id,
+        cluster_id=inp.cluster_id,
+        cluster_name=inp.cluster_name,
+        action_id=inp.action_id,
+        profile=inp.profile,
+        nodes=nodes,
+    )
