@@ -22,6 +22,7 @@ _STARTED = EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
 _COMPLETED = EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
 _TASK_STARTED = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
 _TASK_FAILED = EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
+_TASK_COMPLETED = EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
 _CHILD_STARTED = EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
 
 
@@ -88,6 +89,18 @@ def failed_tasks(history: list[HistoryEvent]) -> int:
     return sum(1 for e in history if e.event_type == _TASK_FAILED)
 
 
+def task_runs(history: list[HistoryEvent]) -> list[float]:
+    """Each workflow task's run, started to completed: the activation the SDK's deadlock
+    detector fails at 2 s (plus the worker's round trip to the server)."""
+    by_id = {e.event_id: e for e in history}
+    return [
+        event_seconds(e)
+        - event_seconds(by_id[e.workflow_task_completed_event_attributes.started_event_id])
+        for e in history
+        if e.event_type == _TASK_COMPLETED
+    ]
+
+
 def _waits_and_runs(
     history: list[HistoryEvent],
 ) -> tuple[dict[str, list[float]], list[float], list[float], int]:
@@ -129,6 +142,7 @@ async def _profile(client: Client, stack_id: str) -> dict[str, Any]:
         "workflow_tasks": len(task_queued),
         "failed_workflow_tasks": failed_tasks(history),
         "workflow_task_queue_max_ms": ms(max(task_queued, default=0.0)),
+        "workflow_task_run_max_ms": ms(max(task_runs(parent) + task_runs(history))),
         "activity_queue_p50_ms": ms(pct(queued, 0.5)),
         "activity_queue_max_ms": ms(max(queued, default=0.0)),
         "activity_run_p50_ms": {k: ms(pct(v, 0.5)) for k, v in runs.items()},

@@ -10,6 +10,7 @@ from bench.figures import figure_rows, shown
 #: A create's results shown in the details table, one row each.
 DETAILS = ["wall_s", "post_ms", "before_child_ms", "child_span_s", "child_events"]
 DETAILS += ["workflow_tasks", "failed_workflow_tasks", "workflow_task_queue_max_ms"]
+DETAILS += ["workflow_task_run_max_ms"]
 DETAILS += ["activity_queue_p50_ms"]
 DETAILS += ["activity_queue_max_ms", "activity_run_p50_ms", "activity_run_max_ms"]
 DETAILS += ["activity_retries", "cpu_s"]

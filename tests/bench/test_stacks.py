@@ -1,10 +1,16 @@
-"""The stacks benchmark's round trips: Warden's calls and their baselines, timed alike."""
+"""The stacks benchmark: round trips (Warden's calls and their baselines, timed alike)
+and what a create's histories tell."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
+
+from bench.stacks.creates import task_runs
 from bench.stacks.figures import figures
 from bench.stacks.round_trips import interleaved
 from bench.stacks.settings import CHAIN
@@ -74,3 +80,14 @@ def test_a_round_trips_p99_is_held_to_bare_and_beside_its_floors_p99() -> None:
     met = {r["measurement"]: r["met"] for r in slow if r["goal"]}
     assert met["mark-unhealthy PATCH round trip p99"] is False
     assert met["lock POST round trip p99"] is True
+
+
+def test_a_workflow_tasks_run_is_from_its_start_to_its_completion() -> None:
+    started, completed = HistoryEvent(event_id=3), HistoryEvent(event_id=4)
+    started.event_type = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
+    started.event_time.FromNanoseconds(10_000_000_000)
+    completed.event_type = EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
+    completed.event_time.FromNanoseconds(10_300_000_000)
+    completed.workflow_task_completed_event_attributes.started_event_id = 3
+    assert task_runs([started, completed]) == pytest.approx([0.3])
+    assert task_runs([started]) == []  # a task still running (or failed) has no run

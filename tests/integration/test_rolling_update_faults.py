@@ -87,7 +87,7 @@ async def test_worker_killed_mid_roll_finishes_the_roll(own_warden: Any) -> None
         assert (cluster["status"], cluster["profile_id"]) == ("ACTIVE", v2)
 
 
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(300)
 async def test_worker_killed_mid_group_roll_finishes_the_roll(own_warden: Any) -> None:
     warden = own_warden
     template: dict[str, Any] = copy.deepcopy(SERVERS)
@@ -111,7 +111,10 @@ async def test_worker_killed_mid_group_roll_finishes_the_roll(own_warden: Any) -
         await eventually(first_batch_done, timeout=60, interval=0.2, what="the first batch")
         kill(warden, "worker")
         start(warden, "worker")
-        stack = await settled(api, url)
+        # The killed worker's running activities are retried only once their 30 s
+        # start-to-close timeout ends; under the suite's load the roll's remaining
+        # batches and pauses took longer than a minute after that.
+        stack = await settled(api, url, within=150)
 
         assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
         after = await resources(api, group_url)

@@ -58,12 +58,12 @@ async def create_stack(
     return name, f"{BASE}/{name}/{body['id']}"
 
 
-async def settled(api: httpx.AsyncClient, url: str) -> dict[str, Any]:
+async def settled(api: httpx.AsyncClient, url: str, within: float = 60) -> dict[str, Any]:
     async def done() -> dict[str, Any] | None:
         stack: dict[str, Any] = (await api.get(url)).json()["stack"]
         return None if stack["stack_status"].endswith("IN_PROGRESS") else stack
 
-    return await eventually(done, timeout=60, what=f"{url} settled")
+    return await eventually(done, timeout=within, what=f"{url} settled")
 
 
 async def resources(api: httpx.AsyncClient, url: str) -> dict[str, dict[str, Any]]:
