@@ -20,6 +20,7 @@ from api.schemas.clusters import (
 from api.temporal import TemporalGateway
 from domain.cluster.nodes import NodeStatus
 from domain.cluster.policies.health import HealthPolicyProperties
+from domain.cluster.policies.loadbalance import LoadBalancePolicyProperties
 from domain.cluster.policies.specs import ParsedPolicy, ensure_profile_supports, parse_policy_spec
 from domain.cluster.requests import (
     ClusterOperationRequest,
@@ -138,7 +139,7 @@ async def attach_request(
         raise NotFound(f"The policy '{body.policy_id}' could not be found.")
     parsed = parse_stored_policy(policy.spec)
     profile: ProfileRecord | None = await db.run(get_profile, caller.project_id, cluster.profile_id)
-    if isinstance(parsed.properties, HealthPolicyProperties):
+    if isinstance(parsed.properties, HealthPolicyProperties | LoadBalancePolicyProperties):
         ensure_profile_supports(parsed.properties, profile.type if profile else "")
     return PolicyAttachRequest(
         action_id=new_action_id(),

@@ -20,6 +20,7 @@ from activities.stack_nodes import StackNodeActivities
 from activities.store import StoreActivities
 from config import Settings
 from workflows.cluster.add_nodes import ClusterAddNodesWorkflow
+from workflows.cluster.lb_policy import LbPolicyAttachWorkflow, LbPolicyDetachWorkflow
 from workflows.cluster.node_deletion import NodeDeletionWorkflow
 from workflows.cluster.operations import (
     ClusterCheckWorkflow,
@@ -45,6 +46,8 @@ WORKFLOWS: Sequence[type] = (
     ClusterDeleteWorkflow,
     ClusterAddNodesWorkflow,
     ClusterReplaceNodesWorkflow,
+    LbPolicyAttachWorkflow,
+    LbPolicyDetachWorkflow,
     ServerOperationsWorkflow,
     ScaleInWorkflow,
     NodeDeletionWorkflow,

@@ -114,6 +114,8 @@ class AttachedPolicy(BaseModel):
     type: str
     enabled: bool = True
     properties: dict[str, Any] = Field(default_factory=dict)
+    #: What attaching it made (Senlin's cluster-policy `data`: a load balancer's ids).
+    data: dict[str, Any] = Field(default_factory=dict)
 
 
 class ClusterSpec(BaseModel):

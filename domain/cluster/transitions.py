@@ -12,7 +12,7 @@ from typing import Any
 from domain.actions import ActionName
 from domain.cluster.nodes import MARKED_UNHEALTHY, NodeState, NodeStatus
 from domain.cluster.requests import LockClusterRequest, MarkNodeRequest
-from domain.cluster.state import ClusterState, ClusterStatus, LockInfo
+from domain.cluster.state import AttachedPolicy, ClusterState, ClusterStatus, LockInfo
 
 # ---- the cluster after an operation ----
 
@@ -97,6 +97,8 @@ def mark_node(state: ClusterState, req: MarkNodeRequest, now: datetime) -> NodeS
 
 def status_after(operation: ActionName, succeeded: bool, previous: ClusterStatus) -> ClusterStatus:
     """The cluster status once `operation` has ended."""
+    if operation in (ActionName.CLUSTER_ATTACH_POLICY, ActionName.CLUSTER_DETACH_POLICY):
+        return previous  # a binding's change leaves the nodes as they were
     if operation in (ActionName.NODE_CHECK, ActionName.NODE_OPERATION):
         # One node's check or operation says nothing of the others.
         failed = ClusterStatus.ERROR if previous == ClusterStatus.ERROR else ClusterStatus.WARNING
@@ -108,3 +110,12 @@ def status_after(operation: ActionName, succeeded: bool, previous: ClusterStatus
     if operation == ActionName.CLUSTER_CREATE:
         return ClusterStatus.ERROR
     return ClusterStatus.ERROR if previous == ClusterStatus.ERROR else ClusterStatus.WARNING
+
+
+def rebound(state: ClusterState, name: ActionName, policy: AttachedPolicy) -> ClusterState:
+    """The cluster's bindings once a policy attach (`policy` with what it made) or
+    detach carried out by a child has succeeded."""
+    kept = [p for p in state.policies if p.policy_id != policy.policy_id]
+    if name == ActionName.CLUSTER_ATTACH_POLICY:
+        kept.append(policy)
+    return state.model_copy(update={"policies": kept})

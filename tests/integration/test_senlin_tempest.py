@@ -553,6 +553,7 @@ PASSING_FUNCTIONAL: Final = frozenset(
         "test_cluster_scaling.TestClusterResize.test_cluster_resize_constraint_breaking",
         "test_deletion_policy.TestDeletionPolicy.test_deletion_policy",
         "test_deletion_policy.TestDeletionPolicy.test_deletion_policy_with_hook_timeout",
+        "test_lb_policy.TestLBPolicy.test_lb_policy",
         "test_node_basic.TestNodeCreateShowListDelete.test_node_create_show_list_delete",
         "test_node_basic.TestNodeUpdate.test_node_update_basic_properties",
         "test_node_basic.TestNodeUpdate.test_node_update_basic_properties__with_tainted_v1_13",

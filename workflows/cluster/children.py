@@ -15,11 +15,17 @@ with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionName
     from domain.cluster.membership import deletion_settings, plan_recover, removal_settings
     from domain.cluster.nodes import NodeState
+    from domain.cluster.policies.loadbalance import lb_binding
     from domain.cluster.rules import checked_nodes
     from domain.cluster.server_ops import ServerOperation
-    from domain.cluster.state import ClusterState, RunningOperation
+    from domain.cluster.state import AttachedPolicy, ClusterState, RunningOperation
     from domain.cluster.update import UpdatePlan
     from workflows.cluster.add_nodes import AddNodesInput, ClusterAddNodesWorkflow
+    from workflows.cluster.lb_policy import (
+        LbPolicyAttachWorkflow,
+        LbPolicyDetachWorkflow,
+        LbPolicyInput,
+    )
     from workflows.cluster.operations import (
         ClusterCheckWorkflow,
         ClusterCreateWorkflow,
@@ -74,6 +80,13 @@ def child_for(state: ClusterState, op: RunningOperation, ctx: ClusterContext) ->
     """The child that carries out `op`, or None when there is nothing to run
     (e.g. a resize that only changed the size bounds, a recover with nothing to do)."""
     base = _nodes_input(state, op)
+    if op.name in (ActionName.CLUSTER_ATTACH_POLICY, ActionName.CLUSTER_DETACH_POLICY):
+        policy = AttachedPolicy.model_validate(op.params["policy"])
+        attach = op.name == ActionName.CLUSTER_ATTACH_POLICY
+        run = LbPolicyAttachWorkflow.run if attach else LbPolicyDetachWorkflow.run
+        verb = "attach" if attach else "detach"
+        summary = f"{verb} load-balancing policy {policy.name} of cluster {state.spec.name}"
+        return ChildPlan(run, LbPolicyInput(base=base, policy=policy), summary)
     if op.name == ActionName.CLUSTER_ADD_NODES:
         summary = f"add {len(op.params.get('nodes', []))} node(s) to cluster {state.spec.name}"
         return ChildPlan(ClusterAddNodesWorkflow.run, _joins(state, op, base), summary)
@@ -145,6 +158,7 @@ def _nodes_input(state: ClusterState, op: RunningOperation) -> NodesOperationInp
         action_id=op.action_id,
         profile=state.profile,
         nodes=state.nodes,
+        lb=lb_binding(state.policies),
     )
 
 
@@ -167,6 +181,7 @@ def _recover_child(state: ClusterState, op: RunningOperation) -> ChildPlan | Non
         node_force_recreate=plan.node_force_recreate,
         concurrency=plan.concurrency,
         check=plan.check,
+        lb=lb_binding(state.policies),
     )
     summary = (
         f"check {len(nodes)} node(s) of cluster {spec.name}, recover the unhealthy"
@@ -192,6 +207,7 @@ def _update_child(state: ClusterState, op: RunningOperation, ctx: ClusterContext
         deletion=deletion_settings(state),
         complete_url=_complete_url(ctx, spec.cluster_id),
         server_poll_interval_s=ctx.server_poll_interval_s,
+        lb=lb_binding(state.policies),
     )
     summary = (
         f"update cluster {spec.name}: {len(state.nodes)} node(s) in {len(plan.batches)} batch(es)"
@@ -217,6 +233,7 @@ def _scale_in_input(state: ClusterState, op: RunningOperation, ctx: ClusterConte
         complete_url=_complete_url(ctx, spec.cluster_id),
         server_poll_interval_s=ctx.server_poll_interval_s,
         profile=state.profile,
+        lb=lb_binding(state.policies),
     )
 
 

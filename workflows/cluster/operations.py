@@ -14,12 +14,15 @@ with workflow.unsafe.imports_passed_through():
     from activities.compute import ComputeActivities
     from activities.nodes import NodeActivities
     from domain.cluster.nodes import NodeState, NodeStatus, node_status_from_server
+    from domain.cluster.policies.loadbalance import LbBinding
     from domain.cluster.profiles import block_devices, network_requests, nova_metadata
     from domain.cluster.stack_calls import node_status_from_stack, stack_of
     from domain.cluster.stack_profile import is_stack_profile
+    from domain.cluster.state import AttachedPolicy
     from domain.events import node_event
     from domain.projection import ChangeSet, NodeRemoval, NodeSnapshot
     from domain.servers import CLUSTER_KEY, NODE_KEY, ServerRequest
+    from workflows.cluster.lb_members import delete_lb, join_pool, leave_pool
     from workflows.cluster.retries import CLOUD_RETRY, POLL_RETRY, REMOVE_TIMEOUT, SERVER_WAIT
     from workflows.cluster.stack_nodes import build_stack, destroy_stack, judge_stacks
     from workflows.entity import failure_reason, record
@@ -38,6 +41,9 @@ class NodesOperationInput(BaseModel):
     action_id: str
     profile: dict[str, Any] = Field(default_factory=dict)
     nodes: list[NodeState]
+    #: The cluster's load-balancing policy: new nodes join its pool; a cluster delete
+    #: deletes its load balancer (Senlin detaches every policy first).
+    lb: LbBinding | None = None
 
 
 class NodesOperationResult(BaseModel):
@@ -46,6 +52,8 @@ class NodesOperationResult(BaseModel):
     nodes: list[NodeState]
     removed: list[str] = Field(default_factory=list)
     error: str = ""
+    #: The binding a policy attach made (with what it made) or a detach removed.
+    policy: AttachedPolicy | None = None
 
 
 def node_snapshot(project_id: str, cluster_id: str, node: NodeState) -> NodeSnapshot:
@@ -138,6 +146,12 @@ class ClusterCreateWorkflow:
             results = await asyncio.gather(*(self._create(inp, n) for n in creating))
             await record_nodes(inp, list(results), "NODE_CREATE")
             done.extend(results)
+        if inp.lb is not None:
+            joined = await join_pool(inp.lb, done, inp.action_id)
+            changed = [new for new, old in zip(joined, done, strict=True) if new != old]
+            if changed:
+                await record_nodes(inp, changed, "NODE_CREATE")
+            done = joined
         return finished(NodesOperationResult(nodes=done, error=summarize_errors(done, "create")))
 
     async def _create(self, inp: NodesOperationInput, node: NodeState) -> NodeState:
@@ -287,6 +301,10 @@ class ClusterDeleteWorkflow:
     @workflow.run
     async def run(self, inp: NodesOperationInput) -> NodesOperationResult:
         remaining: list[NodeState] = []
+        if inp.lb is not None and inp.lb.resources is not None:
+            lb_error = await self._delete_lb(inp, inp.lb)
+            if lb_error:
+                return finished(NodesOperationResult(nodes=[], error=lb_error))
         for batch in batches(inp.nodes):
             workflow.set_current_details(
                 f"Deleting {len(inp.nodes)} node(s) of **{inp.cluster_name}**"
@@ -328,6 +346,23 @@ class ClusterDeleteWorkflow:
         except ActivityError as err:
             return with_status(node, NodeStatus.ERROR, failure_reason(err))
         return None
+
+    @staticmethod
+    async def _delete_lb(inp: NodesOperationInput, lb: LbBinding) -> str:
+        """Senlin's cluster delete detaches its policies first: the load balancer an
+        attach made goes; the members of a load balancer the policy named leave it."""
+        made = lb.resources
+        if made is None:
+            return ""
+        if made.preexisting:  # members leave; one that cannot does not stop the delete
+            await leave_pool(lb, inp.nodes)
+            return ""
+        workflow.set_current_details(f"Deleting the load balancer of **{inp.cluster_name}**")
+        try:
+            await delete_lb(made, lb.timeout_s)
+        except ActivityError as err:
+            return f"Unable to detach policy {lb.policy_id} before deletion: {failure_reason(err)}"
+        return ""
 
     @staticmethod
     async def _remove(node: NodeState) -> NodeState | None:

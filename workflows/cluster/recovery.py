@@ -32,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.cluster.nodes import MARKED_UNHEALTHY, NodeState, NodeStatus, without_mark
     from domain.cluster.policies.health import RebootType
+    from domain.cluster.policies.loadbalance import LB_MEMBER, LbBinding
     from domain.cluster.recovery import RebootRequest, RebuildRequest
     from domain.cluster.stack_calls import stack_of, without_stack
     from domain.cluster.stack_profile import StackHealth, is_stack_profile
@@ -39,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.projection import ChangeSet
     from domain.servers import ServerInfo
     from workflows import ids
+    from workflows.cluster.lb_members import join_pool, leave_pool
     from workflows.cluster.operations import (
         NodesOperationInput,
         NodesOperationResult,
@@ -46,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
         check_nodes,
         finished,
         node_snapshot,
+        record_nodes,
         server_request,
         summarize_errors,
         wait_until_active,
@@ -101,6 +104,10 @@ class ClusterRecoverInput(BaseModel):
     concurrency: int = 1
     #: Check `nodes` first; recover only those found unhealthy or marked unhealthy.
     check: bool = False
+    #: The cluster's load-balancing policy: a node recreated leaves the pool at its old
+    #: address and joins at its new one; one not in the pool joins (Senlin's
+    #: `_process_recovery`).
+    lb: LbBinding | None = None
 
 
 @workflow.defn(name="ClusterRecoverWorkflow")
@@ -144,12 +151,43 @@ class ClusterRecoverWorkflow:
             f"{inp.concurrency} at a time"
         )
         recovered = {n.node_id: n for n in await asyncio.gather(*(one(n) for n in failed))}
+        if inp.lb is not None and recovered:
+            recovered = await self._rejoined(inp, inp.lb, failed, recovered)
         nodes = [recovered.get(n.node_id, n) for n in checked]
         return finished(
             NodesOperationResult(
                 nodes=nodes, error=summarize_errors(list(recovered.values()), "recover")
             )
         )
+
+    @staticmethod
+    async def _rejoined(
+        inp: ClusterRecoverInput,
+        lb: LbBinding,
+        before: list[NodeState],
+        recovered: dict[str, NodeState],
+    ) -> dict[str, NodeState]:
+        """Recovered nodes in the pool at their current server's address (recorded)."""
+        servers = {n.node_id: n.physical_id for n in before}
+        moved = [
+            n
+            for n in recovered.values()
+            if LB_MEMBER in n.data and n.physical_id != servers.get(n.node_id)
+        ]
+        after = {n.node_id: n for n in await leave_pool(lb, moved)}
+        nodes = [after.get(n.node_id, n) for n in recovered.values()]
+        joined = await join_pool(lb, nodes, inp.action_id)
+        changed = [new for new, old in zip(joined, recovered.values(), strict=True) if new != old]
+        if changed:
+            where = NodesOperationInput(
+                project_id=inp.project_id,
+                cluster_id=inp.cluster_id,
+                cluster_name=inp.cluster_name,
+                action_id=inp.action_id,
+                nodes=[],
+            )
+            await record_nodes(where, changed, "NODE_RECOVER")
+        return {n.node_id: n for n in joined}
 
     @staticmethod
     async def _checked(inp: ClusterRecoverInput) -> list[NodeState]:

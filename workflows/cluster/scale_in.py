@@ -22,9 +22,11 @@ with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionChange, ActionName, ActionStatus
     from domain.cluster.lifecycle import DeletionSettings
     from domain.cluster.nodes import NodeState, NodeStatus
+    from domain.cluster.policies.loadbalance import LbBinding
     from domain.cluster.stack_calls import stack_of
     from domain.projection import ChangeSet
     from workflows import ids
+    from workflows.cluster.lb_members import leave_pool
     from workflows.cluster.node_deletion import (
         VICTIM_REVISION,
         NodeDeletionInput,
@@ -33,9 +35,11 @@ with workflow.unsafe.imports_passed_through():
         waits_for_hook,
     )
     from workflows.cluster.operations import (
+        NodesOperationInput,
         NodesOperationResult,
         finished,
         node_snapshot,
+        record_nodes,
         summarize_errors,
         with_status,
     )
@@ -91,6 +95,9 @@ class ScaleInInput(BaseModel):
     report_started: bool = False
     #: Victims whose deletions start together (see `START_WAVE`).
     start_wave: int = Field(START_WAVE, ge=1)
+    #: The cluster's load-balancing policy: victims leave its pool before anything else
+    #: (grace period, hooks), so that no traffic reaches a node being removed.
+    lb: LbBinding | None = None
 
 
 WAITING_FOR_HOOKS = "Waiting for lifecycle hooks of the nodes being removed"
@@ -111,6 +118,8 @@ class ScaleInWorkflow:
 
     @workflow.run
     async def run(self, inp: ScaleInInput) -> NodesOperationResult:
+        if inp.shard is None and inp.lb is not None:
+            inp = await self._drain(inp, inp.lb)
         if inp.shard is None and inp.deletion.grace_period > 0:
             workflow.set_current_details(
                 f"Grace period of {inp.deletion.grace_period} s before removing "
@@ -122,6 +131,26 @@ class ScaleInWorkflow:
         if len(inp.victims) > inp.shard_size:
             return finished(await self._sharded(inp))
         return finished(await self._remove(inp))
+
+    @staticmethod
+    async def _drain(inp: ScaleInInput, lb: LbBinding) -> ScaleInInput:
+        """The victims out of the load balancer's pool (recorded), before their hooks."""
+        workflow.set_current_details(
+            f"Removing {len(inp.victims)} node(s) of **{inp.cluster_name}** from the "
+            "load balancer's pool"
+        )
+        left = await leave_pool(lb, inp.victims)
+        changed = [new for new, old in zip(left, inp.victims, strict=True) if new != old]
+        if changed:
+            where = NodesOperationInput(
+                project_id=inp.project_id,
+                cluster_id=inp.cluster_id,
+                cluster_name=inp.cluster_name,
+                action_id=inp.action_id,
+                nodes=[],
+            )
+            await record_nodes(where, changed, inp.action_name.value)
+        return inp.model_copy(update={"victims": left})
 
     async def _sharded(self, inp: ScaleInInput) -> NodesOperationResult:
         size = inp.shard_size

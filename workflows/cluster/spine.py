@@ -38,7 +38,7 @@ with workflow.unsafe.imports_passed_through():
         PolicyDetachRequest,
         PolicyUpdateRequest,
     )
-    from domain.cluster.state import RUNNING_STATUS, ClusterState, RunningOperation
+    from domain.cluster.state import RUNNING_STATUS, AttachedPolicy, ClusterState, RunningOperation
     from domain.cluster.transitions import mark_node
     from domain.cluster.update import UpdatePlan, plan_update
     from domain.events import EventLevel
@@ -102,7 +102,10 @@ class ClusterSpine(ClusterHealthLink):
         return await self._inline(op, req, lambda: self.state.model_copy(update={"lock": None}), {})
 
     async def attach(self, op: ClusterOp, req: PolicyAttachRequest) -> OperationAccepted:
-        """Bind a policy; a health policy starts (or informs) the health manager."""
+        """Bind a policy; a health policy starts (or informs) the health manager; a
+        load-balancing policy makes its load balancer first (a child operation)."""
+        if req.policy.type == PolicyType.LOADBALANCE.value:
+            return await self._bind_later(op, req, ActionName.CLUSTER_ATTACH_POLICY, req.policy)
         accepted = await self._inline(
             op,
             req,
@@ -114,7 +117,11 @@ class ClusterSpine(ClusterHealthLink):
         return accepted
 
     async def detach(self, op: ClusterOp, req: PolicyDetachRequest) -> OperationAccepted:
-        """Unbind a policy; the last health policy gone stops the health manager."""
+        """Unbind a policy; the last health policy gone stops the health manager; a
+        load-balancing policy's load balancer goes first (a child operation)."""
+        bound = next((p for p in self.state.policies if p.policy_id == req.policy_id), None)
+        if bound is not None and bound.type == PolicyType.LOADBALANCE.value:
+            return await self._bind_later(op, req, ActionName.CLUSTER_DETACH_POLICY, bound)
         was_watched = health_policy(self.state) is not None
 
         def detached() -> ClusterState:
@@ -189,6 +196,33 @@ class ClusterSpine(ClusterHealthLink):
             return self._answer_again(op, action_id)
 
         return await self._perform(op, req, marked, id_first=False)
+
+    async def _bind_later(
+        self,
+        op: ClusterOp,
+        req: PolicyAttachRequest | PolicyDetachRequest,
+        name: ActionName,
+        policy: AttachedPolicy,
+    ) -> OperationAccepted:
+        """An attach or detach that needs the cloud: a child carries it out, and the
+        binding changes when it has succeeded (`_finish`)."""
+
+        async def start(action_id: str) -> OperationAccepted:
+            params = {"policy": policy.model_dump(mode="json")}
+            planned = RunningOperation(action_id=action_id, name=name, params=params)
+            self.state = self.state.model_copy(update={"busy": planned})
+            inputs = {"policy_id": policy.policy_id}
+            await record(
+                ChangeSet(
+                    clusters=[cluster_snapshot(self.state, workflow.now())],
+                    actions=[action_change(self.state, planned, ActionStatus.READY, inputs=inputs)],
+                ),
+                summary=f"accept {name}",
+            )
+            self.pending = planned
+            return OperationAccepted(action_id=action_id, status=ActionStatus.READY.value)
+
+        return await self._perform(op, req, start)
 
     # ---- acceptance ----
 
@@ -347,6 +381,8 @@ class ClusterSpine(ClusterHealthLink):
             desired = max(0, self.state.desired_capacity - refused)
             self.state = self.state.model_copy(update={"desired_capacity": desired})
         self.state = transitions.finished(self.state, op.name, ok, reason, nodes)
+        if ok and result is not None and result.policy is not None:
+            self.state = transitions.rebound(self.state, op.name, result.policy)
         if ok and op.name == ActionName.CLUSTER_UPDATE:
             plan = UpdatePlan.model_validate(op.params)
             self.state = transitions.with_profile(self.state, plan.profile_id, plan.profile)

@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.actions import ActionChange, ActionName, ActionStatus
     from domain.cluster.lifecycle import DeletionSettings
     from domain.cluster.nodes import NodeState, NodeStatus, node_name
+    from domain.cluster.policies.loadbalance import LbBinding
     from domain.cluster.stack_calls import stack_fields, stack_of
     from domain.cluster.stack_profile import is_stack_profile
     from domain.projection import ChangeSet
@@ -65,6 +66,9 @@ class ClusterUpdateInput(BaseModel):
     deletion: DeletionSettings
     complete_url: str
     server_poll_interval_s: int = 30
+    #: The cluster's load-balancing policy: each batch's new nodes join the pool before
+    #: the nodes they replace leave it.
+    lb: LbBinding | None = None
 
 
 @workflow.defn(name="ClusterUpdateWorkflow")
@@ -198,6 +202,7 @@ class ClusterUpdateWorkflow:
             complete_url=inp.complete_url,
             server_poll_interval_s=inp.server_poll_interval_s,
             stage=stage,
+            lb=inp.lb,
         )
         return await self._child(
             ScaleInWorkflow.run,
@@ -254,4 +259,5 @@ def _on_new_profile(inp: ClusterUpdateInput, nodes: list[NodeState]) -> NodesOpe
         action_id=inp.action_id,
         profile=inp.profile,
         nodes=nodes,
+        lb=inp.lb,
     )

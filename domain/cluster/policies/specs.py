@@ -27,6 +27,8 @@ from domain.cluster.policies.health import (
     HealthPolicyProperties,
     RecoveryActionName,
 )
+from domain.cluster.policies.loadbalance import PROFILE_TYPES as LB_PROFILE_TYPES
+from domain.cluster.policies.loadbalance import LoadBalancePolicyProperties
 from domain.cluster.policies.scaling import ScalingPolicyProperties
 from domain.errors import InvalidRequest, NotFound
 
@@ -40,6 +42,7 @@ class PolicyType(StrEnum):
     HEALTH = "senlin.policy.health"
     BATCH = "senlin.policy.batch"
     SCALING = "senlin.policy.scaling"
+    LOADBALANCE = "senlin.policy.loadbalance"
 
 
 PolicyProperties = (
@@ -47,12 +50,14 @@ PolicyProperties = (
     | HealthPolicyProperties
     | BatchPolicyProperties
     | ScalingPolicyProperties
+    | LoadBalancePolicyProperties
 )
 _MODELS: dict[PolicyType, type[PolicyProperties]] = {
     PolicyType.DELETION: DeletionPolicyProperties,
     PolicyType.HEALTH: HealthPolicyProperties,
     PolicyType.BATCH: BatchPolicyProperties,
     PolicyType.SCALING: ScalingPolicyProperties,
+    PolicyType.LOADBALANCE: LoadBalancePolicyProperties,
 }
 #: The spec version each type accepts (Senlin's batch and scaling policies never went
 #: past 1.0).
@@ -61,7 +66,12 @@ _VERSIONS: dict[PolicyType, str] = {
     PolicyType.HEALTH: SUPPORTED_VERSION,
     PolicyType.BATCH: "1.0",
     PolicyType.SCALING: "1.0",
+    PolicyType.LOADBALANCE: "1.1",
 }
+#: Other versions a type also accepts, with the same properties (the load-balancing
+#: policy's versions each added an optional property: 1.1 `lb_status_timeout` and
+#: `loadbalancer`, 1.2 `availability_zone`, 1.3 `flavor_id`).
+_ALSO_ACCEPTED: dict[PolicyType, tuple[str, ...]] = {PolicyType.LOADBALANCE: ("1.0", "1.2", "1.3")}
 
 
 def policy_type_models() -> list[tuple[str, str, type[PolicyProperties]]]:
@@ -73,7 +83,7 @@ class ParsedPolicy(SpecModel):
     """A validated policy spec."""
 
     type: PolicyType
-    version: Literal["1.0", "1.1"] = SUPPORTED_VERSION
+    version: Literal["1.0", "1.1", "1.2", "1.3"] = SUPPORTED_VERSION
     properties: PolicyProperties
 
     @model_validator(mode="after")
@@ -125,7 +135,10 @@ def parse_policy_spec(
         props = _MODELS[policy_type].model_validate(dict(properties), context=context)
     except ValidationError as exc:
         raise InvalidRequest(describe_validation_error(exc, "spec.properties")) from None
-    return ParsedPolicy(type=policy_type, version=_VERSIONS[policy_type], properties=props)
+    version = str(spec.get("version"))
+    if version not in _ALSO_ACCEPTED.get(policy_type, ()):
+        version = _VERSIONS[policy_type]
+    return ParsedPolicy(type=policy_type, version=version, properties=props)
 
 
 def _policy_type(value: Any, version: Any) -> PolicyType:
@@ -145,7 +158,7 @@ def _check_version(value: Any, policy_type: PolicyType) -> None:
     text = (
         str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) else ""
     )
-    if text != _VERSIONS[policy_type]:
+    if text != _VERSIONS[policy_type] and text not in _ALSO_ACCEPTED.get(policy_type, ()):
         raise InvalidRequest(
             f"spec.version: unsupported version {value!r} of {policy_type}; "
             f"expected {_VERSIONS[policy_type]}"
@@ -186,7 +199,13 @@ def _format_path(prefix: str, loc: Sequence[str | int]) -> str:
 
 
 def ensure_profile_supports(props: PolicyProperties, profile_type: str) -> None:
-    """Raise InvalidRequest if a health policy's recovery actions need another profile type."""
+    """Raise InvalidRequest if a health policy's recovery actions need another profile
+    type, or a load-balancing policy is bound to nodes that are not servers (Senlin's
+    `Policy.attach`)."""
+    if isinstance(props, LoadBalancePolicyProperties):
+        if profile_type.split("-", maxsplit=1)[0] not in LB_PROFILE_TYPES:
+            raise InvalidRequest(f"Policy not applicable on profile type: {profile_type}")
+        return
     if not isinstance(props, HealthPolicyProperties):
         return
     for index, action in enumerate(props.recovery.actions):
