@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -17,6 +18,7 @@ from activities.server_networking import (
     release_owned,
     update_networks,
 )
+from domain.cluster.server_details import details_error, flavor_name, server_details
 from domain.errors import BackendNotFound, WardenError
 from domain.servers import ServerInfo, ServerNetworksUpdate, ServerRequest, ServerStatuses
 
@@ -180,6 +182,24 @@ class ComputeActivities:
         except WardenError as err:
             raise application_error(err) from err
         raise ServerNotReady(f"Server {physical_id} is still {server.status}")
+
+    @activity.defn(name="get_server_details")
+    async def get_server_details(self, physical_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Senlin's details of each server ({} for one that is gone; an `Error` entry
+        for one the cloud would not show)."""
+        found: dict[str, dict[str, Any]] = {}
+        for physical_id in physical_ids:
+            try:
+                server = await self._objects.show(collection("server"), physical_id)
+                name = flavor_name(server)
+                flavor = await self._objects.find(collection("flavor"), name) if name else {}
+            except BackendNotFound:
+                found[physical_id] = {}
+            except WardenError as err:
+                found[physical_id] = details_error(500, str(err))
+            else:
+                found[physical_id] = server_details(server, flavor.get("id"))
+        return found
 
     @activity.defn(name="get_server_statuses")
     async def get_server_statuses(self, physical_ids: list[str]) -> ServerStatuses:

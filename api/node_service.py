@@ -12,10 +12,12 @@ from temporalio.common import WorkflowIDConflictPolicy
 from api.auth import Caller
 from api.cluster_service import find_cluster, send_cluster_update, type_of
 from api.deps import Database
+from api.schemas.clusters import NodePublic
 from api.schemas.nodes import NodeBody
 from api.temporal import TemporalGateway
 from domain.cluster.nodes import NodeState
 from domain.cluster.requests import ClusterOperationRequest, OperationAccepted
+from domain.cluster.stack_calls import STACK_NAME_KEY
 from domain.cluster.standalone import NO_CLUSTER, StandaloneNode
 from domain.errors import InvalidRequest, NotFound
 from store.clusters import NodeRecord, get_node
@@ -132,3 +134,16 @@ async def send_node_update(
 ) -> OperationAccepted:
     """Send one of `NodeOperations` to a standalone node's workflow."""
     return await temporal.update(ids.node(node.id), operation, request, subject=f"Node {node.name}")
+
+
+async def with_details(temporal: TemporalGateway, nodes: list[NodePublic]) -> list[NodePublic]:
+    """The nodes with Senlin's `details` of their servers, read by the worker in one
+    short workflow; a node without a server (or of a stack) shows `{}`."""
+    servers = [n.physical_id for n in nodes if n.physical_id and STACK_NAME_KEY not in n.data]
+    if not servers:
+        return nodes
+    found = await temporal.server_details(servers)
+    return [
+        n.model_copy(update={"details": found.get(n.physical_id, {})}) if n.physical_id else n
+        for n in nodes
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Awaitable
 from datetime import UTC, timedelta
 from typing import Any, TypeVar
@@ -14,6 +15,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import (
     Client,
+    WorkflowFailureError,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
@@ -22,9 +24,11 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from config import Settings
 from config.temporal_client import TemporalConfigError, connect_temporal
+from domain.cluster.server_details import details_error
 from domain.engine_services import Poller
 from domain.errors import NotFound, TemporalUnavailable, WardenError, error_from_type
 from healthcheck import HealthManager
+from workflows.node.messages import NODE_DETAILS_WORKFLOW
 from workflows.operation import ActionRequest, Operation
 
 logger = logging.getLogger(__name__)
@@ -35,6 +39,8 @@ RequestT = TypeVar("RequestT", bound=ActionRequest)
 
 #: Reads that include a workflow's `describe` stay fast even when no worker answers.
 DESCRIBE_TIMEOUT = timedelta(seconds=2)
+#: How long a GET waits for the worker to read servers' details.
+DETAILS_TIMEOUT = timedelta(seconds=20)
 
 
 class TemporalGateway:
@@ -146,6 +152,28 @@ class TemporalGateway:
             ),
             subject=subject,
         )
+
+    async def server_details(self, physical_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Senlin's details of these servers, read by the worker (`NodeDetailsWorkflow`);
+        each an `Error` entry when the worker did not answer in time."""
+        client = await self.client()
+        try:
+            details: dict[str, dict[str, Any]] = await self.call(
+                client.execute_workflow(
+                    NODE_DETAILS_WORKFLOW,
+                    physical_ids,
+                    id=f"node-details:{uuid.uuid4()}",
+                    task_queue=self.settings.task_queue,
+                    execution_timeout=DETAILS_TIMEOUT,
+                    result_type=dict,
+                    rpc_timeout=self.rpc_timeout,
+                ),
+                subject="the servers' details",
+            )
+        except WorkflowFailureError as err:
+            reason = details_error(500, f"The servers could not be read: {err.cause or err}")
+            return dict.fromkeys(physical_ids, reason)
+        return details
 
     async def describe(self, workflow_id: str, result_type: type[BaseModel]) -> dict[str, Any]:
         """The workflow's `describe` query as JSON with `available: true`, or

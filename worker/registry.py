@@ -34,6 +34,7 @@ from workflows.cluster.server_ops import ServerOperationsWorkflow
 from workflows.cluster.update import ClusterUpdateWorkflow
 from workflows.cluster.workflow import ClusterWorkflow
 from workflows.health.manager import HealthManagerWorkflow
+from workflows.node.details import NodeDetailsWorkflow
 from workflows.node.workflow import NodeWorkflow
 from workflows.stack.operation import StackOperationWorkflow
 from workflows.stack.workflow import StackWorkflow
@@ -55,6 +56,7 @@ WORKFLOWS: Sequence[type] = (
     NodeRecoveryWorkflow,
     HealthManagerWorkflow,
     NodeWorkflow,
+    NodeDetailsWorkflow,
     StackWorkflow,
     StackOperationWorkflow,
 )
@@ -94,6 +96,7 @@ async def serving_activities(
             compute.delete_server,
             compute.wait_server_deleted,
             compute.get_server_statuses,
+            compute.get_server_details,
             nodes.remove_node,
             stacks.create_node_stack,
             stacks.wait_node_stack,

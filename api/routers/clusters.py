@@ -27,6 +27,7 @@ from api.cluster_service import (
 )
 from api.deps import DbDep, TemporalDep
 from api.lifecycle import signal_lifecycle
+from api.node_service import with_details
 from api.paths import ClusterId, ClusterInPath
 from api.routers import cluster_policies
 from api.schemas.actions import ActionAccepted
@@ -234,11 +235,15 @@ async def get_cluster_route(
 
 @router.get("/clusters/{cluster_id}/attrs/{path:path}", response_model=CollectedAttributes)
 async def collect_route(
-    cluster: ClusterInPath, path: Annotated[str, Path(max_length=255)], request: Request
+    cluster: ClusterInPath,
+    temporal: TemporalDep,
+    path: Annotated[str, Path(max_length=255)],
+    request: Request,
 ) -> CollectedAttributes:
     """Senlin's cluster collect (API 1.2): one attribute of every member, found by the
     JSONPath `path` in the node as `GET /v1/nodes/{id}` shows it (`name`,
-    `metadata.role`, …); members without it are left out."""
+    `metadata.role`, `details.status` from its server, …); members without it are left
+    out."""
     require_version(request.headers, COLLECT_VERSION)
     stripped = path.strip()
     if stripped in ("", "None"):
@@ -249,6 +254,8 @@ async def collect_route(
         raise InvalidRequest(f"Invalid attribute path - {err}") from err
     record = await cluster.load()
     views = await cluster.db.run(_member_views, cluster.caller.project_id, record.id)
+    if stripped.startswith("details"):
+        views = await with_details(temporal, views)
     found = []
     for view in views:
         matches = [m.value for m in finder.find(view.model_dump(mode="json"))]

@@ -12,7 +12,13 @@ from sqlmodel import Session
 from api.auth import CallerDep, WriterDep
 from api.cluster_service import find_cluster, new_action_id, send_cluster_update, versioned_type
 from api.deps import DbDep, TemporalDep
-from api.node_service import create_node, find_node, is_standalone, send_node_update
+from api.node_service import (
+    create_node,
+    find_node,
+    is_standalone,
+    send_node_update,
+    with_details,
+)
 from api.paths import NodeId
 from api.routers.clusters import (
     OPERATIONS_VERSION,
@@ -136,14 +142,18 @@ async def list_nodes_route(
 async def get_node_route(
     caller: CallerDep,
     db: DbDep,
+    temporal: TemporalDep,
     node_id: NodeId,
     request: Request,
     show_details: Annotated[str | None, Query(max_length=8)] = None,
 ) -> JSONResponse:
-    """One node by id, unique name or short id; `show_details=true` adds `details`
-    (Warden shows what its own record holds, not a fresh look at the server)."""
+    """One node by id, unique name or short id; `show_details=true` adds `details`: its
+    server as Nova shows it now (Senlin's `do_get_details`), read by the worker."""
     details = show_details is not None and senlin_bool(show_details)
-    return _node_response(request, await _view(db, caller, node_id), details=details)
+    node = await _view(db, caller, node_id)
+    if details:
+        [node] = await with_details(temporal, [node])
+    return _node_response(request, node, details=details)
 
 
 @router.delete(

@@ -122,6 +122,17 @@ async def test_members_follow_scale_out_and_a_hooked_scale_in_drains_first(
         assert len(await octavia.members(pool["id"])) == 3
         await in_pool(octavia, api, cluster_id, pool["id"])
 
+        # A standalone node taken over joins too.
+        profile_id = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]["profile_id"]
+        body = {"node": {"name": f"solo-{uuid.uuid4().hex[:6]}", "profile_id": profile_id}}
+        made = await api.post("/v1/nodes", json=body)
+        assert made.status_code == 202, made.text
+        assert (await action_done(api, made.headers["Location"]))["status"] == "SUCCEEDED"
+        added = await act(api, cluster_id, {"add_nodes": {"nodes": [made.json()["node"]["id"]]}})
+        assert (await action_done(api, added.headers["Location"]))["status"] == "SUCCEEDED"
+        assert len(await octavia.members(pool["id"])) == 4
+        await in_pool(octavia, api, cluster_id, pool["id"])
+
         hooked = await deletion_policy(api, hooks)
         attached = await act(api, cluster_id, {"policy_attach": {"policy_id": hooked}})
         assert (await action_done(api, attached.headers["Location"]))["status"] == "SUCCEEDED"
@@ -131,7 +142,7 @@ async def test_members_follow_scale_out_and_a_hooked_scale_in_drains_first(
         [token] = await waiting_tokens(api, parent)
         # The hook is waiting, and the victim is already out of the pool: drained.
         members = await octavia.members(pool["id"])
-        assert len(members) == 2
+        assert len(members) == 3
         victim = (await api.get(f"/v1/nodes/{token['target']}")).json()["node"]
         assert "lb_member" not in victim["data"]
         completed = await act(

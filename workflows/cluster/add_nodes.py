@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.cluster.nodes import NodeState
     from domain.cluster.standalone import JoinAnswer, JoinRequest
     from workflows import ids
+    from workflows.cluster.lb_members import join_pool
     from workflows.cluster.operations import (
         NodesOperationInput,
         NodesOperationResult,
@@ -78,6 +79,8 @@ class ClusterAddNodesWorkflow:
         joined: list[NodeState] = [
             a.node for n in inp.node_ids if (a := self.answers.get(n)) and a.node is not None
         ]
+        if joined and base.lb is not None:  # Senlin's LB policy: AFTER CLUSTER_ADD_NODES
+            joined = await join_pool(base.lb, joined, base.action_id)
         if joined:
             await record_nodes(base, joined, "NODE_JOIN")
         refusals = [

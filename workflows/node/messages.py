@@ -22,6 +22,8 @@ from workflows.operation import Operation
 
 #: Workflow type of the standalone node entity.
 NODE_WORKFLOW = "NodeWorkflow"
+#: Workflow type of the short read of servers' details (`workflows/node/details.py`).
+NODE_DETAILS_WORKFLOW = "NodeDetailsWorkflow"
 #: Signals between a cluster's `add_nodes` child and the nodes it takes over.
 JOIN_SIGNAL = "join"
 JOINED_SIGNAL = "joined"

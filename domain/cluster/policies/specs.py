@@ -106,8 +106,9 @@ class ParsedPolicy(SpecModel):
         return self.model_copy(update={"properties": props.without_secret()})
 
     def public_spec(self) -> dict[str, Any]:
-        """The spec as stored and shown: JSON-able, unset fields left out, no secret."""
-        return self.without_secret().model_dump(mode="json", exclude_none=True)
+        """The spec as stored and shown: what the user gave (as Senlin shows it; each
+        reader validates it again, defaults and all), JSON-able, no secret."""
+        return self.without_secret().model_dump(mode="json", exclude_unset=True, exclude_none=True)
 
 
 def parse_policy_spec(
