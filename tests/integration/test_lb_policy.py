@@ -3,6 +3,7 @@ pool on simcloud, following scale out, scale in with a hook, recovery and detach
 
 from __future__ import annotations
 
+import copy
 import uuid
 from typing import Any
 
@@ -190,3 +191,31 @@ async def test_a_member_the_lb_reports_down_is_recreated_and_rejoins(warden: War
         assert old_member not in members
         assert members[node["data"]["lb_member"]] == await octavia.address_of(node["physical_id"])
         await in_pool(octavia, api, cluster_id, pool["id"])
+
+
+@pytest.mark.timeout(120)
+async def test_an_attach_whose_nodes_cannot_join_fails_and_leaves_nothing(warden: Warden) -> None:
+    octavia = Octavia(warden)
+    spec = copy.deepcopy(LB_SPEC)
+    spec["properties"]["pool"]["subnet"] = "no-such-subnet"
+    async with warden.client() as api:
+        cluster_id, name = await lb_cluster(api, 1)
+        created = await api.post(
+            "/v1/policies", json={"policy": {"name": f"lb-{uuid.uuid4().hex[:6]}", "spec": spec}}
+        )
+        assert created.status_code == 201, created.text
+        policy_id = created.json()["policy"]["id"]
+        attached = await act(api, cluster_id, {"policy_attach": {"policy_id": policy_id}})
+        assert attached.status_code == 202, attached.text
+        done = await action_done(api, attached.headers["Location"])
+        assert done["status"] == "FAILED"
+        assert "Failed in adding node into lb pool." in done["status_reason"], done
+        assert "no-such-subnet" in done["status_reason"], done
+        # The load balancer it made is gone, nothing is bound, the nodes are as before.
+        assert await octavia.loadbalancers(name) == []
+        bound = (await api.get(f"/v1/clusters/{cluster_id}/policies")).json()["cluster_policies"]
+        assert bound == []
+        [node] = await nodes_of(api, cluster_id)
+        assert node["status"] == "ACTIVE" and "lb_member" not in node["data"]
+        cluster = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]
+        assert cluster["status"] == "ACTIVE"
