@@ -15,7 +15,6 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from simcloud.errors import SimError, bad_request, read_body
-from simcloud.flavors import BY_ID
 from simcloud.identity import AuthToken
 from simcloud.state import SimState, state_of
 
@@ -48,7 +47,7 @@ class QuotaSetBody(BaseModel):
 def in_use(state: SimState) -> dict[str, int]:
     """Instances, cores and ram the project's live servers hold."""
     live = [r for r in state.servers.values() if r.vm_state != "deleted"]
-    flavors = [BY_ID.get(r.flavor_ref) for r in live]
+    flavors = [state.flavors.get(r.flavor_ref) or r.flavor for r in live]
     return {
         "instances": len(live),
         "cores": sum(f.vcpus if f else 1 for f in flavors),
@@ -61,7 +60,7 @@ def check_create(state: SimState, flavor_ref: str) -> None:
     limits = {resource: limit for resource, limit in state.compute_quotas.items() if limit >= 0}
     if not limits:
         return  # no limit set: no count of every server at every create
-    flavor = BY_ID.get(flavor_ref)
+    flavor = state.flavors.get(flavor_ref)
     wanted = {
         "instances": 1,
         "cores": flavor.vcpus if flavor else 1,

@@ -23,6 +23,10 @@ class SimConfig(BaseModel):
 
     username: str = "warden"
     password: str = "warden-secret"  # noqa: S105 - the documented dev credential
+    #: A second user of the project with the `admin` role (devstack's `admin`): what
+    #: admin-only calls (Nova's flavor-manage, Senlin's service list) need.
+    admin_username: str = "admin"
+    admin_password: str = "admin-secret"  # noqa: S105 - the documented dev credential
     project_name: str = "demo"
     domain_name: str = "Default"
     application_credential_id: str = "warden-app-cred"

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simcloud.errors import SimError, bad_request
 from simcloud.identity import AuthToken, base_url
 from simcloud.image.state import ImageRecord
-from simcloud.state import SimState
+from simcloud.state import SimState, Token, state_of
 
 router = APIRouter(prefix="/compute/v2.1")
 GIB = 1024**3
@@ -68,19 +70,14 @@ _SORT_ATTRS |= {"name": "name", "vcpus": "vcpus", "swap": "swap", "ephemeral_gb"
 
 
 def find_flavor(state: SimState, ref: str) -> Flavor | None:
-    """The flavor `ref` names by id (or by a URL ending in the id, as Nova accepts).
-
-    Flavors are the same in every simcloud today; taking the state keeps callers
-    unchanged should they become configurable.
-    """
-    del state
-    return BY_ID.get(ref.rstrip("/").rsplit("/", maxsplit=1)[-1])
+    """The flavor `ref` names by id (or by a URL ending in the id, as Nova accepts)."""
+    found: Flavor | None = state.flavors.get(ref.rstrip("/").rsplit("/", maxsplit=1)[-1])
+    return found
 
 
 def flavor_named(state: SimState, name: str) -> Flavor | None:
     """The flavor called `name` (for clients that resolve names, like Heat)."""
-    del state
-    return next((f for f in FLAVORS if f.name == name), None)
+    return next((f for f in state.flavors.values() if f.name == name), None)
 
 
 def check_image_fits(flavor: Flavor, image: ImageRecord) -> None:
@@ -136,7 +133,7 @@ def detail(flavor: Flavor, base: str) -> dict[str, Any]:
 
 def _select(request: Request) -> tuple[list[Flavor], bool]:
     params = request.query_params
-    flavors = list(FLAVORS)
+    flavors: list[Flavor] = list(state_of(request).flavors.values())
     for param, attr in MINIMUMS.items():
         if param in params:
             if not params[param].isdigit():
@@ -185,7 +182,63 @@ async def list_flavors_detail(request: Request, _: AuthToken) -> JSONResponse:
 @router.get("/flavors/{flavor_id}")
 async def show_flavor(request: Request, flavor_id: str, _: AuthToken) -> JSONResponse:
     """One flavor, or Nova's 404."""
-    flavor = BY_ID.get(flavor_id)
+    flavor = state_of(request).flavors.get(flavor_id)
     if flavor is None:
         raise SimError(404, f"Flavor {flavor_id} could not be found.")
     return JSONResponse({"flavor": detail(flavor, base_url(request))})
+
+
+class FlavorCreate(BaseModel):
+    """Nova's `flavor-manage` create body (`POST /flavors`)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    name: str = Field(min_length=1, max_length=255)
+    ram: int = Field(ge=1)
+    vcpus: int = Field(ge=1)
+    disk: int = Field(ge=0)
+    id: str | None = Field(None, min_length=1, max_length=255)
+    ephemeral: int = Field(0, ge=0, alias="OS-FLV-EXT-DATA:ephemeral")
+    swap: int = Field(0, ge=0)
+    rxtx_factor: float = Field(1.0, gt=0)
+    is_public: bool = Field(True, alias="os-flavor-access:is_public")
+    description: str | None = Field(None, max_length=65535)
+
+
+def _ensure_admin(token: Token, rule: str) -> None:
+    if "admin" not in token.roles:
+        raise SimError(
+            403, f"Policy doesn't allow os_compute_api:os-flavor-manage:{rule} to be performed."
+        )
+
+
+@router.post("/flavors")
+async def create_flavor(request: Request, token: AuthToken) -> JSONResponse:
+    """Nova's flavor-manage create (admin): 200 with the flavor; 409 for a name or id
+    in use."""
+    _ensure_admin(token, "create")
+    state = state_of(request)
+    try:
+        raw = (await request.json())["flavor"]
+        body = FlavorCreate.model_validate(raw)
+    except (ValueError, KeyError, TypeError, ValidationError) as exc:
+        raise bad_request(f"Invalid input for field/attribute flavor. {exc}") from exc
+    if flavor_named(state, body.name) is not None:
+        raise SimError(409, f"Flavor with name {body.name} already exists.")
+    flavor_id = body.id or str(uuid.uuid4())
+    if flavor_id in state.flavors:
+        raise SimError(409, f"Flavor with ID {flavor_id} already exists.")
+    flavor = Flavor(
+        flavor_id, body.name, body.ram, body.disk, body.vcpus, body.ephemeral, body.swap
+    )
+    state.flavors[flavor_id] = flavor
+    return JSONResponse({"flavor": detail(flavor, base_url(request))})
+
+
+@router.delete("/flavors/{flavor_id}", status_code=202)
+async def delete_flavor(request: Request, flavor_id: str, token: AuthToken) -> Response:
+    """Nova's flavor-manage delete (admin); servers keep the flavor they were made with."""
+    _ensure_admin(token, "delete")
+    if state_of(request).flavors.pop(flavor_id, None) is None:
+        raise SimError(404, f"Flavor {flavor_id} could not be found.")
+    return Response(status_code=202)

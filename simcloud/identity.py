@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
@@ -61,6 +62,10 @@ def _get(node: Any, *path: str) -> Any:
     return node
 
 
+#: The admin user's roles on the project.
+ROLES_ADMIN = ("admin", "member")
+
+
 def _domain_ok(state: SimState, domain: Any) -> bool:
     if not isinstance(domain, dict):
         return False
@@ -69,13 +74,33 @@ def _domain_ok(state: SimState, domain: Any) -> bool:
     return name == configured or (domain_id is not None and domain_id == configured.lower())
 
 
-def _check_password(state: SimState, identity: dict[str, Any]) -> None:
-    user = _get(identity, "password", "user")
-    known = user.get("name") == state.config.username or user.get("id") == state.user_id
-    if "name" in user and not _domain_ok(state, user.get("domain")):
-        known = False
-    if not known or user.get("password") != state.config.password:
-        raise SimError(401, UNAUTHENTICATED, style="keystone")
+@dataclass(frozen=True)
+class User:
+    """A user Keystone knows: its id, name, password and roles on the project."""
+
+    id: str
+    name: str
+    password: str
+    roles: tuple[str, ...]
+
+
+def users(state: SimState) -> tuple[User, User]:
+    """The project's member user and its admin user."""
+    config = state.config
+    member = User(state.user_id, config.username, config.password, ("member",))
+    admin = User(state.admin_user_id, config.admin_username, config.admin_password, ROLES_ADMIN)
+    return member, admin
+
+
+def _check_password(state: SimState, identity: dict[str, Any]) -> User:
+    given = _get(identity, "password", "user")
+    for user in users(state):
+        known = given.get("name") == user.name or given.get("id") == user.id
+        if "name" in given and not _domain_ok(state, given.get("domain")):
+            known = False
+        if known and secrets.compare_digest(str(given.get("password")), user.password):
+            return user
+    raise SimError(401, UNAUTHENTICATED, style="keystone")
 
 
 def _check_app_credential(state: SimState, identity: dict[str, Any]) -> None:
@@ -176,8 +201,9 @@ async def issue_token(request: Request) -> Response:
     methods = _get(identity, "methods")
     if not isinstance(methods, list) or not methods:
         raise bad_request("'methods' must be a non-empty list", style="keystone")
+    user = users(state)[0]
     if methods == ["password"]:
-        _check_password(state, identity)
+        user = _check_password(state, identity)
     elif methods == ["application_credential"]:
         _check_app_credential(state, identity)
     else:
@@ -186,10 +212,12 @@ async def issue_token(request: Request) -> Response:
     now = state.now()
     token = Token(
         value=secrets.token_hex(16),
-        user_id=state.user_id,
+        user_id=user.id,
         project_id=state.project_id if scoped else "",
         expires_at=now + state.config.token_ttl_s,
         methods=tuple(methods),
+        username=user.name,
+        roles=user.roles,
     )
     if len(state.tokens) >= MAX_TOKENS:  # drop expired tokens before growing further
         state.tokens = {k: t for k, t in state.tokens.items() if t.expires_at > now}
@@ -202,7 +230,11 @@ def _token_body(state: SimState, token: Token, now: float, base: str | None) -> 
     domain = {"id": state.config.domain_name.lower(), "name": state.config.domain_name}
     body: dict[str, Any] = {
         "methods": list(token.methods),
-        "user": {"id": token.user_id, "name": state.config.username, "domain": domain},
+        "user": {
+            "id": token.user_id,
+            "name": token.username or state.config.username,
+            "domain": domain,
+        },
         "issued_at": isotime(now),
         "expires_at": isotime(token.expires_at),
         "audit_ids": [token.value[:22]],
@@ -210,7 +242,7 @@ def _token_body(state: SimState, token: Token, now: float, base: str | None) -> 
     if base is not None:
         body["project"] = {"id": token.project_id, "name": state.config.project_name}
         body["project"]["domain"] = domain
-        body["roles"] = [{"id": "member-role", "name": "member"}]
+        body["roles"] = [{"id": f"{role}-role", "name": role} for role in token.roles]
         body["catalog"] = _catalog(state, base)
     return {"token": body}
 

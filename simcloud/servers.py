@@ -104,6 +104,7 @@ def new_server(
         address=state.next_address(),
         created_at=now,
         updated_at=now,
+        flavor=state.flavors.get(flavor),
     )
     done = now + state.config.build_latency_ms / 1000
     record.task = Task("spawning", "BUILD", done, "active")
@@ -220,7 +221,10 @@ def to_json(record: ServerRecord, base: str) -> dict[str, Any]:
         "id": record.image_ref,
         "links": [{"rel": "bookmark", "href": f"{base}/compute/images/{record.image_ref}"}],
     }
-    flavor = BY_ID.get(record.flavor_ref)
+    embedded = record.flavor
+    flavor = (
+        embedded if embedded and embedded.id == record.flavor_ref else BY_ID.get(record.flavor_ref)
+    )
     body["flavor"] = {
         "original_name": flavor.name if flavor else record.flavor_ref,
         "vcpus": flavor.vcpus if flavor else 1,

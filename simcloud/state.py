@@ -71,6 +71,8 @@ class ServerRecord:
     locked: bool = False
     locked_reason: str | None = None
     fault: Fault | None = None
+    #: The flavor as it was at create (Nova embeds it; a deleted flavor still shows).
+    flavor: Any = None
     deleted_until: float | None = None
     #: When it first became ACTIVE; None for a build that failed (Nova then refuses
     #: reboot, rebuild, stop and the rest: `must_have_launched`).
@@ -122,6 +124,10 @@ class Token:
     project_id: str
     expires_at: float
     methods: tuple[str, ...]
+    #: The user's name and its roles on the project (`member`; the admin user's `admin`
+    #: and `member`, as devstack's admin has).
+    username: str = ""
+    roles: tuple[str, ...] = ("member",)
 
 
 @dataclass(slots=True)
@@ -190,6 +196,7 @@ class SimState:
         self.seeders = tuple(seeders)
         self.project_id = simulated_project_id(config.project_name)
         self.user_id = uuid.uuid5(uuid.NAMESPACE_DNS, f"{config.username}.user").hex
+        self.admin_user_id = uuid.uuid5(uuid.NAMESPACE_DNS, f"{config.admin_username}.user").hex
         self.rng = random.Random(config.seed)
         self.clock_offset = 0.0
         self.reset()
@@ -213,6 +220,10 @@ class SimState:
         self.compute_services: dict[str, ComputeService] = {
             svc.id: svc for svc in default_compute_services(self.now())
         }
+        #: Nova's flavors: id → `simcloud.flavors.Flavor`, devstack's at every reset.
+        from simcloud.flavors import FLAVORS
+
+        self.flavors: dict[str, Any] = {f.id: f for f in FLAVORS}
         self.address_seq = 10
         self.message_seq = 0
         self.clock_offset = 0.0

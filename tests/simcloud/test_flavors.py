@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -12,7 +14,8 @@ from simcloud.errors import SimError
 from simcloud.flavors import check_image_fits, find_flavor, flavor_named
 from simcloud.image.state import ImageRecord
 from simcloud.state import SimState
-from tests.support.simcloud_server import in_process_simcloud, login
+from tests.support.cloud_ids import CIRROS
+from tests.support.simcloud_server import PASSWORD_AUTH, in_process_simcloud, login
 
 FLAVORS = "/compute/v2.1/flavors"
 #: The keys of the api-ref's 2.61 show response sample.
@@ -151,3 +154,65 @@ def test_check_image_fits_refuses_like_nova(fields: dict[str, int], message: str
 
     assert (caught.value.status, caught.value.message) == (400, message)
     check_image_fits(tiny, image(min_ram=512, size=1024))
+
+
+def admin_auth() -> dict[str, Any]:
+    auth: dict[str, Any] = copy.deepcopy(PASSWORD_AUTH)
+    user = auth["auth"]["identity"]["password"]["user"]
+    user.update(name="admin", password="admin-secret")
+    return auth
+
+
+async def test_the_admin_user_gets_the_admin_role_and_the_member_does_not(
+    client: httpx.AsyncClient,
+) -> None:
+    admin = await login(client, admin_auth())
+    shown = await client.get(
+        "/identity/v3/auth/tokens", headers=admin | {"X-Subject-Token": admin["X-Auth-Token"]}
+    )
+    token = shown.json()["token"]
+    assert {r["name"] for r in token["roles"]} == {"admin", "member"}
+    assert token["user"]["name"] == "admin"
+    member = client.headers["X-Auth-Token"]
+    shown = await client.get("/identity/v3/auth/tokens", headers={"X-Subject-Token": member})
+    assert [r["name"] for r in shown.json()["token"]["roles"]] == ["member"]
+    wrong = admin_auth()
+    wrong["auth"]["identity"]["password"]["user"]["password"] = "warden-secret"
+    refused = await client.post("/identity/v3/auth/tokens", json=wrong)
+    assert refused.status_code == 401
+
+
+async def test_flavor_manage_is_for_admins_and_a_made_flavor_boots_servers(
+    client: httpx.AsyncClient,
+) -> None:
+    body = {"flavor": {"name": "new_flavor", "ram": 512, "vcpus": 1, "disk": 1}}
+    refused = await client.post(FLAVORS, json=body)
+    assert refused.status_code == 403
+    assert "os-flavor-manage:create" in refused.json()["forbidden"]["message"]
+
+    admin = await login(client, admin_auth())
+    made = await client.post(FLAVORS, json=body, headers=admin)
+    assert made.status_code == 200, made.text
+    flavor = made.json()["flavor"]
+    assert set(flavor) == DETAIL_KEYS and (flavor["name"], flavor["ram"]) == ("new_flavor", 512)
+    again = await client.post(FLAVORS, json=body, headers=admin)
+    assert again.status_code == 409
+    assert (
+        again.json()["conflictingRequest"]["message"]
+        == "Flavor with name new_flavor already exists."
+    )
+    bad = await client.post(FLAVORS, json={"flavor": {"name": "x", "ram": 0}}, headers=admin)
+    assert bad.status_code == 400
+    assert flavor["id"] in {f["id"] for f in (await client.get(FLAVORS)).json()["flavors"]}
+
+    server = {"server": {"name": "s", "imageRef": CIRROS, "flavorRef": flavor["id"]}}
+    booted = await client.post("/compute/v2.1/servers", json=server)
+    assert booted.status_code == 202, booted.text
+    server_id = booted.json()["server"]["id"]
+
+    assert (await client.delete(f"{FLAVORS}/{flavor['id']}")).status_code == 403
+    assert (await client.delete(f"{FLAVORS}/{flavor['id']}", headers=admin)).status_code == 202
+    assert (await client.get(f"{FLAVORS}/{flavor['id']}")).status_code == 404
+    # Nova embeds the flavor in the server: it still shows once the flavor is gone.
+    shown = (await client.get(f"/compute/v2.1/servers/{server_id}")).json()["server"]
+    assert (shown["flavor"]["original_name"], shown["flavor"]["ram"]) == ("new_flavor", 512)

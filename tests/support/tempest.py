@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import httpx
 import pytest_asyncio
 
 from tests.support.own_warden import own_env, own_procs, wait_temporal
@@ -83,9 +84,9 @@ max_microversion = 1.14
 #: to tests that ask for admin, so the member account is the same user spelt otherwise
 #: (`tenant_name`, which tempest hashes apart from `project_name`).
 ACCOUNTS: Final = """\
-- username: warden
+- username: admin
   project_name: demo
-  password: warden-secret
+  password: admin-secret
   domain_name: Default
   roles: [admin]
 - username: warden
@@ -123,6 +124,49 @@ async def own_warden(tmp_path: Path) -> AsyncIterator[str]:
     finally:
         for proc in reversed(list(procs.values())):
             proc.stop()
+
+
+def provision_senlin_cloud(keystone: str) -> None:
+    """What an operator makes before running senlin-tempest-plugin against a real cloud
+    (Senlin's own gate ran its API tests on a fake driver that takes any name): the
+    flavor `new_flavor` and the image `new_image` its profile-update tests switch to.
+    Made as devstack's admin makes them: Nova's flavor-manage, a Glance upload."""
+    auth = {
+        "auth": {
+            "identity": {
+                "methods": ["password"],
+                "password": {
+                    "user": {
+                        "name": "admin",
+                        "password": "admin-secret",
+                        "domain": {"name": "Default"},
+                    }
+                },
+            },
+            "scope": {"project": {"name": "demo", "domain": {"name": "Default"}}},
+        }
+    }
+    with httpx.Client(timeout=30) as http:
+        issued = http.post(f"{keystone}/auth/tokens", json=auth)
+        issued.raise_for_status()
+        token = issued.headers["X-Subject-Token"]
+        endpoints = {
+            entry["type"]: next(e["url"] for e in entry["endpoints"] if e["interface"] == "public")
+            for entry in issued.json()["token"]["catalog"]
+        }
+        headers = {"X-Auth-Token": token}
+        flavor = {"flavor": {"name": "new_flavor", "ram": 512, "vcpus": 1, "disk": 1}}
+        made = http.post(f"{endpoints['compute']}/flavors", json=flavor, headers=headers)
+        assert made.status_code in (200, 409), made.text
+        image = {"name": "new_image", "disk_format": "qcow2", "container_format": "bare"}
+        created = http.post(f"{endpoints['image']}/v2/images", json=image, headers=headers)
+        assert created.status_code == 201, created.text
+        upload = http.put(
+            f"{endpoints['image']}/v2/images/{created.json()['id']}/file",
+            content=b"new image",
+            headers=headers | {"Content-Type": "application/octet-stream"},
+        )
+        assert upload.status_code == 204, upload.text
 
 
 @dataclass(frozen=True)
