@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -12,6 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simcloud.errors import SimError, bad_request
+from simcloud.flavor_catalog import FLAVORS, Flavor
 from simcloud.identity import AuthToken, base_url
 from simcloud.image.state import ImageRecord
 from simcloud.state import SimState, Token, state_of
@@ -20,33 +20,6 @@ router = APIRouter(prefix="/compute/v2.1")
 GIB = 1024**3
 
 
-@dataclass(frozen=True, slots=True)
-class Flavor:
-    """A flavor: memory in MiB, disks in GiB."""
-
-    id: str
-    name: str
-    ram: int
-    disk: int
-    vcpus: int
-    ephemeral: int = 0
-    swap: int = 0
-    extra_specs: dict[str, str] = field(default_factory=dict)
-
-
-#: Devstack's flavors (`m1.nano`/`m1.micro` come from its tempest setup), then the names
-#: Warden's tests pass as `flavor`.
-FLAVORS = (
-    Flavor("1", "m1.tiny", 512, 1, 1),
-    Flavor("2", "m1.small", 2048, 20, 1),
-    Flavor("3", "m1.medium", 4096, 40, 2),
-    Flavor("4", "m1.large", 8192, 80, 4),
-    Flavor("5", "m1.xlarge", 16384, 160, 8),
-    Flavor("42", "m1.nano", 192, 1, 1, extra_specs={"hw_rng:allowed": "True"}),
-    Flavor("84", "m1.micro", 256, 1, 1, extra_specs={"hw_rng:allowed": "True"}),
-    Flavor("100", "m1.big", 16384, 160, 8),
-    Flavor("101", "f", 512, 1, 1),
-)
 BY_ID = {f.id: f for f in FLAVORS}
 #: Query parameters that filter a flavor list by a lower bound.
 MINIMUMS = {"minRam": "ram", "minDisk": "disk"}

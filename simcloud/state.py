@@ -21,6 +21,7 @@ from starlette.requests import Request
 
 from config.settings import simulated_project_id
 from simcloud.config import SimConfig
+from simcloud.flavor_catalog import FLAVORS, Flavor
 from simcloud.image.state import ImageState
 from simcloud.network.state import NetworkState
 from simcloud.octavia.state import OctaviaState
@@ -72,7 +73,7 @@ class ServerRecord:
     locked_reason: str | None = None
     fault: Fault | None = None
     #: The flavor as it was at create (Nova embeds it; a deleted flavor still shows).
-    flavor: Any = None
+    flavor: Flavor | None = None
     deleted_until: float | None = None
     #: When it first became ACTIVE; None for a build that failed (Nova then refuses
     #: reboot, rebuild, stop and the rest: `must_have_launched`).
@@ -220,10 +221,8 @@ class SimState:
         self.compute_services: dict[str, ComputeService] = {
             svc.id: svc for svc in default_compute_services(self.now())
         }
-        #: Nova's flavors: id → `simcloud.flavors.Flavor`, devstack's at every reset.
-        from simcloud.flavors import FLAVORS
-
-        self.flavors: dict[str, Any] = {f.id: f for f in FLAVORS}
+        #: Nova's flavors: id → flavor, devstack's at every reset.
+        self.flavors: dict[str, Flavor] = {f.id: f for f in FLAVORS}
         self.address_seq = 10
         self.message_seq = 0
         self.clock_offset = 0.0

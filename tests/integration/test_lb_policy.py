@@ -192,6 +192,41 @@ async def test_a_member_the_lb_reports_down_is_recreated_and_rejoins(warden: War
         assert members[node["data"]["lb_member"]] == await octavia.address_of(node["physical_id"])
         await in_pool(octavia, api, cluster_id, pool["id"])
 
+        # Deleting the cluster deletes its load balancer first, as Senlin detaches.
+        deleted = await api.delete(f"/v1/clusters/{cluster_id}")
+        assert deleted.status_code == 202, deleted.text
+        assert (await action_done(api, deleted.headers["Location"]))["status"] == "SUCCEEDED"
+        assert await octavia.loadbalancers(name) == []
+
+
+@pytest.mark.timeout(180)
+async def test_a_rolling_update_puts_the_new_nodes_in_the_pool_in_place_of_the_old(
+    warden: Warden,
+) -> None:
+    octavia = Octavia(warden)
+    async with warden.client() as api:
+        cluster_id, name = await lb_cluster(api, 2)
+        await attach_lb(api, cluster_id)
+        pool = await octavia.pool_of(name)
+        before = {n["data"]["lb_member"] for n in await nodes_of(api, cluster_id)}
+        shown = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]
+        profile = (await api.get(f"/v1/profiles/{shown['profile_id']}")).json()["profile"]
+        spec = copy.deepcopy(profile["spec"])
+        spec["properties"]["flavor"] = "m1.small"
+        made = await api.post(
+            "/v1/profiles", json={"profile": {"name": f"v2-{uuid.uuid4().hex[:6]}", "spec": spec}}
+        )
+        assert made.status_code == 201, made.text
+        updated = await api.patch(
+            f"/v1/clusters/{cluster_id}",
+            json={"cluster": {"profile_id": made.json()["profile"]["id"]}},
+        )
+        assert updated.status_code == 202, updated.text
+        assert (await action_done(api, updated.headers["Location"]))["status"] == "SUCCEEDED"
+        after = {n["data"]["lb_member"] for n in await nodes_of(api, cluster_id)}
+        assert len(after) == 2 and not before & after
+        await in_pool(octavia, api, cluster_id, pool["id"])
+
 
 @pytest.mark.timeout(120)
 async def test_an_attach_whose_nodes_cannot_join_fails_and_leaves_nothing(warden: Warden) -> None:
