@@ -102,7 +102,10 @@ async def create_stack(
         STACK_WORKFLOW,
         StackInput(
             state=StackState(
-                spec=spec, timeout_mins=body.timeout_mins, disable_rollback=body.disable_rollback
+                spec=spec,
+                timeout_mins=body.timeout_mins,
+                disable_rollback=body.disable_rollback,
+                tags=body.tag_list(),
             )
         ),
         id=ids.stack(stack_id),

@@ -138,6 +138,11 @@ class Settings(BaseSettings):
         le=30,
         description="How long one compute listing serves other clusters' health rounds",
     )
+    hidden_stack_tags: list[str] = Field(
+        default_factory=lambda: ["data-processing-cluster"],
+        description="Stacks with any of these tags are left out of stack lists unless "
+        "`show_hidden=true` (Heat's `hidden_stack_tags`, same default)",
+    )
     hook_url_allowlist: list[str] = Field(
         default_factory=list,
         description="Hosts (`api.example.com`, `*.example.com`) or URL prefixes hook and "

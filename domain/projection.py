@@ -76,6 +76,7 @@ class StackSnapshot(BaseModel):
     lock: dict[str, Any] | None = None
     timeout_mins: int | None = None
     disable_rollback: bool = True
+    tags: list[str] | None = None
     created_at: datetime
     updated_at: datetime
 

@@ -29,6 +29,7 @@ class StackRecord(SQLModel, table=True):
     lock: dict[str, Any] | None = Field(default=None, sa_column=json_column(nullable=True))
     timeout_mins: int | None = None
     disable_rollback: bool = True
+    tags: list[str] | None = Field(default=None, sa_column=json_column(nullable=True))
     created_at: datetime = Field(sa_column=utc_column(index=True))
     updated_at: datetime = Field(sa_column=utc_column())
 

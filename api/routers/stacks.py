@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Request, Response, status
+from fastapi import APIRouter, Body, Query, Request, Response, status
 
-from api.deps import DbDep, TemporalDep
+from api.deps import DbDep, SettingsDep, TemporalDep
 from api.paths import ProjectCaller, ProjectWriter, StackInPath
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.stacks import (
@@ -24,6 +24,7 @@ from api.schemas.stacks import (
     StackPreviewEnvelope,
     StackPublic,
     StackUpdate,
+    checked_tags,
     parse_stack_action,
     shown_parameters,
     stack_href,
@@ -40,6 +41,7 @@ from api.urls import api_base
 from domain.errors import InvalidRequest
 from domain.stack.requests import LockStackRequest, StackAccepted, StackOperationRequest
 from domain.stack.state import StackState
+from domain.stack.tags import TagFilter
 from store.stacks import StackRecord, list_stacks
 from workflows.operation import Operation
 from workflows.stack.messages import StackOperations as Ops
@@ -72,17 +74,39 @@ async def create_stack_route(
     return StackCreated(stack=StackCreated.Inner(id=stack_id, links=[Link(href=href)]))
 
 
+TagQuery = Annotated[str | None, Query(max_length=10_000)]
+
+
+def _tags_param(value: str | None) -> list[str]:
+    return checked_tags(value.split(","), in_list=False) if value else []
+
+
 @router.get("", response_model=StackList)
 async def list_stacks_route(
     caller: ProjectCaller,
     db: DbDep,
+    settings: SettingsDep,
     request: Request,
     show_nested: bool = False,
+    show_hidden: bool = False,
+    tags: TagQuery = None,
+    tags_any: TagQuery = None,
+    not_tags: TagQuery = None,
+    not_tags_any: TagQuery = None,
 ) -> StackList:
-    """Stacks of the project (nested ones with `?show_nested=true`)."""
+    """Stacks of the project (nested ones with `?show_nested=true`), filtered by tags as
+    Heat filters them (`tags` all, `tags_any`, `not_tags`, `not_tags_any`, comma-separated);
+    stacks with a hidden tag only with `show_hidden=true`."""
+    wanted = TagFilter(
+        all_of=_tags_param(tags),
+        any_of=_tags_param(tags_any),
+        not_all_of=_tags_param(not_tags),
+        not_any_of=_tags_param(not_tags_any),
+        hidden=() if show_hidden else tuple(settings.hidden_stack_tags),
+    )
     records = await db.run(list_stacks, caller.project_id, show_nested=show_nested)
     base = api_base(request)
-    return StackList(stacks=[StackPublic.of(r, base) for r in records])
+    return StackList(stacks=[StackPublic.of(r, base) for r in records if wanted.shows(r.tags)])
 
 
 @router.get("/{stack_name}/{stack_id}", response_model=StackEnvelope)
@@ -116,6 +140,7 @@ async def update_stack_route(
         parameters=parameters,
         timeout_mins=body.timeout_mins,
         disable_rollback=body.disable_rollback,
+        tags=body.tag_list(),
     )
     await send_stack_update(temporal, record, Ops.update, request)
     return Response(status_code=status.HTTP_202_ACCEPTED)
@@ -143,6 +168,7 @@ async def patch_stack_route(
         parameters=changed,
         timeout_mins=body.timeout_mins,
         disable_rollback=body.disable_rollback,
+        tags=body.tag_list(),
         existing=True,
     )
     await send_stack_update(temporal, record, Ops.update, request)

@@ -29,18 +29,36 @@ class HeatInputs(StrictModel):
     #: none, as Heat takes it (heat-tempest-plugin's `stack_create` sends null).
     environment_files: list[str] | None = Field(None, max_length=100)
     template_url: str | None = Field(None, max_length=2048)
-    tags: str | list[str] | None = None
+    tags: str | list[str] | None = Field(None, max_length=10_000)
     timeout_mins: int | None = Field(None, ge=1, le=10_080)
 
     def refuse_unsupported(self) -> None:
-        """400 for inputs Heat takes that Warden does not (rather than ignoring them)."""
+        """400 for inputs Heat takes that Warden does not (rather than ignoring them),
+        and for tags Heat would refuse."""
+        self.tag_list()
         if self.template_url:
             raise InvalidRequest(
                 "template_url is not supported: send the template itself in `template` "
                 "(heatclient and `openstack stack create -t` do)"
             )
-        if self.tags:
-            raise InvalidRequest("tags are not supported by Warden yet")
+
+    def tag_list(self) -> list[str] | None:
+        """The tags as Heat takes them: a comma-separated string or a list of strings,
+        each at most 80 characters and without a comma (None: none given)."""
+        if self.tags is None:
+            return None
+        tags = self.tags.split(",") if isinstance(self.tags, str) else self.tags
+        return checked_tags(tags, in_list=not isinstance(self.tags, str))
+
+
+def checked_tags(tags: list[str], *, in_list: bool = True) -> list[str]:
+    """Heat's checks of stack tags (`heat/engine/api.py`, `param_utils.extract_tags`)."""
+    for tag in tags:
+        if len(tag) > 80:
+            raise InvalidRequest(f'Invalid tag, "{tag}" is longer than 80 characters')
+        if in_list and "," in tag:
+            raise InvalidRequest(f'Invalid tag, "{tag}" contains a comma')
+    return tags
 
 
 class StackCreate(HeatInputs):
@@ -153,6 +171,7 @@ class StackPublic(BaseModel):
             lock=record.lock,
             disable_rollback=record.disable_rollback,
             timeout_mins=record.timeout_mins,
+            tags=record.tags,
             creation_time=record.created_at,
             updated_time=record.updated_at,
             links=[Link(href=stack_href(base, record.project_id, record.name, record.id))],

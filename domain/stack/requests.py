@@ -23,6 +23,8 @@ class StackOperationRequest(BaseModel):
     parameters: dict[str, Any] | None = None
     timeout_mins: int | None = None
     disable_rollback: bool | None = None
+    #: An update's tags: a PUT without them clears them, a PATCH keeps them.
+    tags: list[str] | None = None
     #: PATCH: keep the current template unless one is given, merge parameters.
     existing: bool = False
     #: Workflow id of a parent's operation waiting for the outcome (nested stacks).

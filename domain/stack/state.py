@@ -149,6 +149,8 @@ class StackState(BaseModel):
     parameters: dict[str, Any] = Field(default_factory=dict)
     timeout_mins: int | None = None
     disable_rollback: bool = True
+    #: Heat's stack tags (None: none given).
+    tags: list[str] | None = None
     action: StackAction = StackAction.INIT
     status: Status = Status.COMPLETE
     status_reason: str = "Stack is initializing"

@@ -56,8 +56,19 @@ def accepted(
             "disable_rollback": state.disable_rollback
             if req.disable_rollback is None
             else req.disable_rollback,
+            "tags": tags_after(state, op, req),
         }
     )
+
+
+def tags_after(
+    state: StackState, op: StackOperation, req: StackOperationRequest
+) -> list[str] | None:
+    """Heat's tags once `op` is accepted: an update's replace them (a PATCH without
+    tags keeps them, a PUT without tags clears them); other operations keep them."""
+    if op.action != StackAction.UPDATE or (req.existing and req.tags is None):
+        return state.tags
+    return req.tags
 
 
 def rolling_back(state: StackState) -> StackState:

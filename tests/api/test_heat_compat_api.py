@@ -152,7 +152,8 @@ async def test_preview_lists_resources_without_creating(api: httpx.AsyncClient) 
     ("extra", "message"),
     [
         ({"template_url": "http://example.com/t.yaml"}, "template_url is not supported"),
-        ({"tags": "a,b"}, "tags are not supported"),
+        ({"tags": "a," + "b" * 81}, f'Invalid tag, "{"b" * 81}" is longer than 80 characters'),
+        ({"tags": ["a,b"]}, 'Invalid tag, "a,b" contains a comma'),
         ({"environment": {"bogus": {}}}, 'wrong section "bogus"'),
         ({"environment_files": ["env.yaml"]}, '"env.yaml" is not in "files"'),
         ({"adopt_stack_data": "{}"}, "adopt_stack_data"),

@@ -183,3 +183,41 @@ async def test_a_new_name_and_metadata_are_set_on_the_same_server_as_heat_does(
     }
     # Warden's own keys stay, so a retried create or a later delete still finds it.
     assert server.request_id is not None and server.metadata["warden_resource"] == "web"
+
+
+async def test_tags_are_kept_replaced_by_an_update_and_filter_lists(
+    running_warden: InProcessWarden,
+) -> None:
+    """heat-tempest-plugin's test_stack_tag, and Heat's list filters."""
+    api = running_warden.api
+    created = await api.post(
+        STACKS, json={"stack_name": "tagged", "template": TEMPLATE, "tags": "foo,bar"}
+    )
+    assert created.status_code == 201, created.text
+    url = f"{STACKS}/tagged/{created.json()['stack']['id']}"
+    assert (await settled(api, url))["tags"] == ["foo", "bar"]
+    await create_stack(api, "plain")
+    hidden = {"stack_name": "hidden", "template": TEMPLATE, "tags": ["data-processing-cluster"]}
+    assert (await api.post(STACKS, json=hidden)).status_code == 201
+
+    async def names(**query: str) -> set[str]:
+        listed = await api.get(STACKS, params=query)
+        assert listed.status_code == 200, listed.text
+        return {s["stack_name"] for s in listed.json()["stacks"]}
+
+    assert await names() == {"tagged", "plain"}  # Heat's hidden_stack_tags default
+    assert await names(show_hidden="true") == {"tagged", "plain", "hidden"}
+    assert await names(tags="foo,bar") == {"tagged"}
+    assert await names(tags="foo,nope") == set()
+    assert await names(tags_any="nope,bar") == {"tagged"}
+    assert await names(not_tags="foo,bar") == {"plain"}
+    assert await names(not_tags_any="bar") == {"plain"}
+
+    # A PATCH without tags keeps them; a PUT with tags replaces them; one without clears.
+    assert (await api.patch(url, json={"parameters": {"flavor": "m1.tiny"}})).status_code == 202
+    assert (await settled(api, url))["tags"] == ["foo", "bar"]
+    replaced = await api.put(url, json={"template": TEMPLATE, "tags": "tag1,tag2"})
+    assert replaced.status_code == 202, replaced.text
+    assert (await settled(api, url))["tags"] == ["tag1", "tag2"]
+    assert (await api.put(url, json={"template": TEMPLATE})).status_code == 202
+    assert not (await settled(api, url))["tags"]

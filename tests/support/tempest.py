@@ -70,6 +70,7 @@ image_ref = cirros
 minimal_image_ref = cirros
 fixed_network_name = private
 fixed_subnet_name = private-subnet
+hidden_stack_tag = data-processing-cluster
 network_for_ssh = private
 floating_network_name = public
 skip_scenario_tests = True

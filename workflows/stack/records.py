@@ -49,6 +49,7 @@ def stack_snapshot(state: StackState) -> StackSnapshot:
         lock=state.lock.model_dump(mode="json") if state.lock else None,
         timeout_mins=state.timeout_mins,
         disable_rollback=state.disable_rollback,
+        tags=state.tags,
         created_at=state.created_at or now,
         updated_at=now,
     )
