@@ -5,7 +5,7 @@ tempest authenticates with simcloud's Keystone (pre-provisioned credentials), fi
 Warden as `orchestration` in the catalog, and drives it with python-heatclient; the
 templates make servers, networks, subnets and ports on simcloud. The tests that pass
 today are a floor: one that stops passing fails `make test`. The others are what is
-left to build (remote stacks, hooks, software config, wait conditions, tags, in-place
+left to build (remote stacks, hooks, software config, wait conditions, in-place
 server network updates…); the run prints the counts.
 """
 
@@ -23,6 +23,8 @@ pytestmark = pytest.mark.integration
 #: Functional tests Warden passes (the floor; add to it as more pass).
 PASSING: Final = frozenset(
     {
+        "test_stack_tags.StackTagTest.test_hidden_stack",
+        "test_stack_tags.StackTagTest.test_stack_tag",
         "test_create_update_neutron_port.UpdatePortTest.test_update_remove_ip",
         "test_create_update_neutron_subnet.UpdateSubnetTest.test_update_allocation_pools",
         "test_create_update_neutron_subnet.UpdateSubnetTest.test_update_allocation_pools_to_empty",
