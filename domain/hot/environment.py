@@ -177,6 +177,26 @@ class _Expander:
         return text
 
 
+def template_resource_files(
+    template: Mapping[str, Any], files: Mapping[str, Any], env: Mapping[str, Any]
+) -> dict[str, str]:
+    """The resources of `template` (a mapping, not expanded) that are template resources:
+    name → the file in `files` their type names (directly or through the registry)."""
+    expander = _Expander(files, env)
+    found: dict[str, str] = {}
+    for name, spec in mapping_at(template.get("resources"), "resources").items():
+        if isinstance(spec, dict) and isinstance(spec.get("type"), str):
+            kind = expander.resolve_type(spec["type"], f"resources.{name}.type")
+            if kind not in RESOURCE_TYPES and kind in files:
+                found[name] = kind
+    return found
+
+
+def file_template(files: Mapping[str, Any], file_name: str) -> dict[str, Any]:
+    """The template in `files` under `file_name`, read as YAML or JSON."""
+    return _yaml_template(str(files[file_name]), file_name)
+
+
 def _glob_target(registry: Mapping[str, str], kind: str) -> str | None:
     """Heat's `Prefix::*: Other::*` aliases."""
     for pattern, target in registry.items():
