@@ -77,10 +77,21 @@ class ValidateBody(HeatInputs):
     ignore_errors: str | None = None
 
 
+def _heat_bool(name: str, value: str) -> bool:
+    """A boolean query parameter as Heat's `param_utils.extract_bool` reads it."""
+    lowered = value.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    raise InvalidRequest(
+        f'Unrecognized value "{value}" for "{name}", acceptable values are: true, false.'
+    )
+
+
 @router.post("/validate")
 async def validate_template_route(
     caller: ProjectCaller,
     body: ValidateBody,
+    show_nested: Annotated[str | None, Query(max_length=8)] = None,
 ) -> dict[str, Any]:
     """Check a template (with its files and environment); 400 names the first problem.
     The answer is Heat's, field for field (`domain/hot/validation_view.py`)."""
@@ -91,7 +102,11 @@ async def validate_template_route(
     template = load_template(expand_template(raw, body.files, env))
     ensure_supported(template)
     given = {**(env.get("parameters") or {}), **body.parameters}
-    return validate_view(raw, body.files, env, given=given, show_nested=body.show_nested)
+    # heatclient sends `show_nested` in the query, as Heat reads it; the body works too.
+    nested = body.show_nested or (
+        show_nested is not None and _heat_bool("show_nested", show_nested)
+    )
+    return validate_view(raw, body.files, env, given=given, show_nested=nested)
 
 
 @router.get("/resource_types")

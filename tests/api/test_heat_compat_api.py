@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 from store.db import make_engine, session_scope
 from store.stacks import StackRecord
@@ -180,3 +181,21 @@ async def test_preview_path_is_not_a_stack_name(api: httpx.AsyncClient) -> None:
     response = await api.get("/v1/demo/stacks/preview")
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
+
+
+async def test_validate_reads_show_nested_from_the_query_as_heatclient_sends_it(
+    api: httpx.AsyncClient,
+) -> None:
+    nested = {"heat_template_version": "2021-04-16", "parameters": {"p": {"type": "string"}}}
+    parent = {
+        "heat_template_version": "2021-04-16",
+        "resources": {"box": {"type": "box.yaml"}},
+    }
+    body = {"template": parent, "files": {"box.yaml": yaml.safe_dump(nested)}}
+    shown = await api.post("/v1/demo/validate?show_nested=True", json=body)
+    assert shown.status_code == 200, shown.text
+    assert shown.json()["NestedParameters"]["box"]["Type"] == "box.yaml"
+    assert "NestedParameters" not in (await api.post("/v1/demo/validate", json=body)).json()
+    bad = await api.post("/v1/demo/validate?show_nested=maybe", json=body)
+    assert bad.status_code == 400
+    assert 'Unrecognized value "maybe" for "show_nested"' in bad.json()["error"]["message"]
