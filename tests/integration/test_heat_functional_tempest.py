@@ -23,6 +23,17 @@ pytestmark = pytest.mark.integration
 #: Functional tests Warden passes (the floor; add to it as more pass).
 PASSING: Final = frozenset(
     {
+        "test_template_validate.StackTemplateValidateTest.test_template_validate_basic",
+        "test_template_validate.StackTemplateValidateTest."
+        "test_template_validate_basic_required_param",
+        "test_template_validate.StackTemplateValidateTest.test_template_validate_nested_off",
+        "test_template_validate.StackTemplateValidateTest.test_template_validate_nested_on",
+        "test_template_validate.StackTemplateValidateTest.test_template_validate_nested_on_multiple",
+        "test_template_validate.StackTemplateValidateTest.test_template_validate_override_default",
+        "test_template_validate.StackTemplateValidateTest.test_template_validate_override_none",
+        "test_template_validate.StackTemplateValidateTest.test_template_validate_parameter_groups",
+        "test_unicode_template.StackUnicodeTemplateTest.test_template_validate_basic",
+        "test_unicode_template.StackUnicodeTemplateTest.test_template_validate_override_default",
         "test_stack_tags.StackTagTest.test_hidden_stack",
         "test_stack_tags.StackTagTest.test_stack_tag",
         "test_create_update_neutron_port.UpdatePortTest.test_update_remove_ip",
