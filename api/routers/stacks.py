@@ -6,9 +6,11 @@ are in `stack_lookup`.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Request, Response, status
+from fastapi.responses import JSONResponse
 
 from api.deps import DbDep, SettingsDep, TemporalDep
 from api.paths import ProjectCaller, ProjectWriter, StackInPath
@@ -20,8 +22,6 @@ from api.schemas.stacks import (
     StackEnvelope,
     StackList,
     StackPatch,
-    StackPreview,
-    StackPreviewEnvelope,
     StackPublic,
     StackUpdate,
     checked_tags,
@@ -39,6 +39,9 @@ from api.stack_service import (
 )
 from api.urls import api_base
 from domain.errors import InvalidRequest
+from domain.stack.preview import NO_ID as PREVIEW_ID
+from domain.stack.preview import preview_resources
+from domain.stack.preview import pseudo as preview_pseudo
 from domain.stack.requests import LockStackRequest, StackAccepted, StackOperationRequest
 from domain.stack.state import StackState
 from domain.stack.tags import TagFilter
@@ -215,23 +218,46 @@ async def stack_action_route(
     return Response(status_code=status.HTTP_200_OK)
 
 
-@router.post("/preview", response_model=StackPreviewEnvelope)
+@router.post("/preview")
 async def preview_stack_route(
     caller: ProjectCaller,
     request: Request,
     body: StackCreate,
-) -> StackPreviewEnvelope:
-    """What a create would make, without making anything (400 for an invalid template)."""
+) -> JSONResponse:
+    """What a create would make, without making anything (400 for an invalid template),
+    as Heat's preview shows it: nested stacks as lists of their resources."""
     if body.template is None:
         raise InvalidRequest("Need more arguments: a template is required")
     template, parameters = prepared_template(
         body.template, body, heat_environment(body), body.parameters
     )
-    return StackPreviewEnvelope(
-        stack=StackPreview.of(
-            api_base(request), caller.project_id, body.stack_name, template, parameters
-        )
-    )
+    name, project = body.stack_name, caller.project_id
+    resources = preview_resources(template, parameters, project_id=project, stack_name=name)
+    description = str(template.get("description") or "") or "No description"
+    shown = {**shown_parameters(template, parameters), **preview_pseudo(project, name)}
+    stack = {
+        "id": PREVIEW_ID,
+        "stack_name": name,
+        "description": description,
+        "template_description": description,
+        # Heat's preview shows every parameter as a string (`parameters.map(str)`).
+        "parameters": {k: v if isinstance(v, str) else json.dumps(v) for k, v in shown.items()},
+        "parent": None,
+        "disable_rollback": body.disable_rollback,
+        "timeout_mins": body.timeout_mins,
+        "tags": body.tag_list(),
+        "capabilities": [],
+        "notification_topics": [],
+        "stack_owner": None,
+        "creation_time": None,
+        "updated_time": None,
+        "deletion_time": None,
+        "links": [
+            {"href": stack_href(api_base(request), project, name, PREVIEW_ID), "rel": "self"}
+        ],
+        "resources": resources,
+    }
+    return JSONResponse({"stack": stack})
 
 
 @router.get("/{stack_name}/{stack_id}/template")

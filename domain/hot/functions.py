@@ -215,7 +215,16 @@ def _check_get_param(template: TemplateShape, args: Any, path: str) -> None:
     if not parts or not isinstance(parts[0], str) or not _is_path(parts[1:]):
         raise InvalidRequest(f"{path}: must be a parameter name or [name, key, ...]")
     if parts[0] not in template.parameters and parts[0] not in PSEUDO_PARAMETERS:
-        raise InvalidRequest(f'Invalid template: {path}: parameter "{parts[0]}" does not exist')
+        raise InvalidRequest(_missing_parameter(path, parts[0]))
+
+
+def _missing_parameter(path: str, name: str) -> str:
+    """Heat's words for a `get_param` of an undeclared parameter: a resource property's
+    is its "Property error" (what heatclient users grep for), the rest name the path."""
+    if path.startswith("resources.") and ".properties." in path:
+        where = path.removesuffix(".get_param")
+        return f"Property error: : {where}: : The Parameter ({name}) was not provided."
+    return f'Invalid template: {path}: parameter "{name}" does not exist'
 
 
 def _is_path(parts: list[Any]) -> bool:

@@ -199,3 +199,77 @@ async def test_validate_reads_show_nested_from_the_query_as_heatclient_sends_it(
     bad = await api.post("/v1/demo/validate?show_nested=maybe", json=body)
     assert bad.status_code == 400
     assert 'Unrecognized value "maybe" for "show_nested"' in bad.json()["error"]["message"]
+
+
+PREVIEWED = """
+heat_template_version: 2015-04-30
+parameters:
+  incomming:
+    type: string
+resources:
+  one:
+    type: OS::Heat::TestResource
+    properties:
+      value: fred
+  main:
+    type: nested.yaml
+    properties:
+      value: {get_param: incomming}
+"""
+NESTED = """
+heat_template_version: 2015-04-30
+parameters:
+  value:
+    type: string
+resources:
+  nested:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_param: value}
+"""
+
+
+async def test_preview_shows_resources_as_heat_with_nested_stacks_as_lists(
+    api: httpx.AsyncClient,
+) -> None:
+    """heat-tempest-plugin's test_preview, in process."""
+    body = {
+        "stack_name": "pv",
+        "template": PREVIEWED,
+        "files": {"nested.yaml": NESTED},
+        "environment": {"parameters": {"incomming": "abc"}},
+    }
+    shown = await api.post("/v1/demo/stacks/preview", json=body)
+    assert shown.status_code == 200, shown.text
+    stack = shown.json()["stack"]
+    assert (stack["id"], stack["parent"], stack["template_description"]) == (
+        "None",
+        None,
+        "No description",
+    )
+    assert stack["parameters"]["OS::stack_id"] == "None"
+    assert stack["parameters"]["incomming"] == "abc"
+    one, [nested] = stack["resources"]
+    assert one["properties"] == {
+        "value": "fred",
+        "fail": False,
+        "wait_secs": 0,
+        "update_replace": False,
+    }
+    assert "output" in one["attributes"] and one["creation_time"] is None
+    assert one["resource_identity"] == {
+        "stack_name": "pv",
+        "stack_id": "None",
+        "tenant": "demo",
+        "path": "/resources/one",
+    }
+    assert (nested["stack_name"], nested["parent_resource"]) == ("pv-main", "main")
+    assert nested["properties"]["value"] == "abc"
+    assert nested["stack_identity"]["path"] == ""
+    broken = {**body, "template": PREVIEWED.replace("value: fred", "value: {get_param: missing}")}
+    refused = await api.post("/v1/demo/stacks/preview", json=broken)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"] == (
+        "Property error: : resources.one.properties.value: : "
+        "The Parameter (missing) was not provided."
+    )

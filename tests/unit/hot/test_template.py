@@ -226,7 +226,7 @@ REFERENCE_CASES: list[tuple[Any, ...]] = [
     (
         {"a": {"type": NONE, "properties": {"x": {"get_param": "nope"}}}},
         {},
-        'Invalid template: resources.a.properties.x.get_param: parameter "nope" does not exist',
+        "Property error: : resources.a.properties.x: : The Parameter (nope) was not provided.",
     ),
     (
         {"w": server(), "a": {"type": NONE, "properties": {"x": {"get_attr": ["w", "ip"]}}}},
