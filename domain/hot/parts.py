@@ -30,6 +30,9 @@ class ResourceDef(_Frozen):
     metadata: dict[str, Any] = Field(default_factory=dict)
     deletion_policy: str = "Delete"
     update_policy: dict[str, Any] = Field(default_factory=dict)
+    #: An existing physical resource the stack adopts instead of creating one (Heat's
+    #: `external_id`, HOT 2016-10-14): never updated, never deleted by the stack.
+    external_id: str | None = None
 
 
 class OutputDef(_Frozen):

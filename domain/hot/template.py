@@ -84,7 +84,15 @@ _TOP_KEYS = frozenset(
     }
 )
 _RESOURCE_KEYS = frozenset(
-    {"type", "properties", "depends_on", "metadata", "deletion_policy", "update_policy"}
+    {
+        "type",
+        "properties",
+        "depends_on",
+        "metadata",
+        "deletion_policy",
+        "update_policy",
+        "external_id",
+    }
 )
 _DELETION_POLICIES = ("Delete", "Retain", "Snapshot")
 
@@ -272,7 +280,8 @@ def _resource(name: str, spec: Any, nesting: int) -> ResourceDef:
     except InvalidRequest as exc:
         raise InvalidRequest(f"{path}.type: {exc.message}") from None
     properties = mapping_at(spec.get("properties"), f"{path}.properties")
-    _check_properties(rtype, properties, f"{path}.properties", nesting)
+    if spec.get("external_id") is None:  # an adopted resource's properties are not used
+        _check_properties(rtype, properties, f"{path}.properties", nesting)
     policy = text_at(spec.get("deletion_policy"), f"{path}.deletion_policy") or "Delete"
     if policy.capitalize() not in _DELETION_POLICIES:
         raise InvalidRequest(f"{path}.deletion_policy: must be one of Delete, Retain, Snapshot")
@@ -284,6 +293,7 @@ def _resource(name: str, spec: Any, nesting: int) -> ResourceDef:
         metadata=mapping_at(spec.get("metadata"), f"{path}.metadata"),
         deletion_policy=policy.capitalize(),
         update_policy=mapping_at(spec.get("update_policy"), f"{path}.update_policy"),
+        external_id=text_at(spec.get("external_id"), f"{path}.external_id") or None,
     )
 
 

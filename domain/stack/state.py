@@ -97,6 +97,8 @@ class ResourceState(BaseModel):
     locked: bool = False
     #: Marked unhealthy by a user or app (a nested stack marked so is replaced whole).
     marked: bool = False
+    #: Adopted from the template's `external_id`: not updated, not deleted by the stack.
+    external_id: str | None = None
     created_at: datetime
     updated_at: datetime
 

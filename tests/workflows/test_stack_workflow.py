@@ -808,3 +808,73 @@ async def test_rollback_leaves_resources_the_update_never_reached(harness: Harne
     rows = resources(harness, stack_id)
     assert rows["vm"].physical_id == vm.physical_id  # never reached: not replaced back and forth
     assert rows["b"].status == "COMPLETE"
+
+
+def with_external(external_id: str | None) -> dict[str, Any]:
+    """heat-tempest-plugin's external reference template: a TestResource and an output."""
+    resource: dict[str, Any] = {"type": "OS::Heat::TestResource"}
+    if external_id is not None:
+        resource["external_id"] = external_id
+    return {
+        "heat_template_version": "2016-10-14",
+        "resources": {"test1": resource},
+        "outputs": {"str": {"value": {"get_resource": "test1"}}},
+    }
+
+
+async def test_an_external_resource_is_adopted_never_updated_and_left_on_delete(
+    harness: Harness,
+) -> None:
+    handle, stack_id = await create_stack(harness, with_external("foobar"))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    assert stack.outputs["str"] == "foobar"
+    assert resources(harness, stack_id)["test1"].physical_id == "foobar"
+
+    # The same template again: nothing to do. Dropping the external_id: Heat refuses.
+    await send(handle, "update", StackOperationRequest(template=with_external("foobar")))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    await send(handle, "update", StackOperationRequest(template=with_external(None)))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_FAILED"
+    assert "Update to property external_id of test1" in stack.status_reason
+
+
+async def test_adding_an_external_id_to_a_made_resource_fails_the_update(
+    harness: Harness,
+) -> None:
+    handle, stack_id = await create_stack(harness, with_external(None))
+    await stack_settles(harness, stack_id)
+    await send(handle, "update", StackOperationRequest(template=with_external("foobar")))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_FAILED"
+    assert "is not supported" in stack.status_reason
+
+
+async def test_an_external_server_must_exist_and_outlives_its_stack(harness: Harness) -> None:
+    template = {
+        "heat_template_version": "2016-10-14",
+        "resources": {"web": {"type": "OS::Nova::Server", "external_id": "no-such-server"}},
+    }
+    _, stack_id = await create_stack(harness, template)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_FAILED"
+    assert "Invalid external resource: Resource no-such-server (OS::Nova::Server)" in (
+        stack.status_reason
+    )
+
+    _, made_id = await create_stack(harness, WEB)
+    await stack_settles(harness, made_id)
+    server = resources(harness, made_id)["web"].physical_id
+    assert server is not None
+    adopt = {
+        "heat_template_version": "2016-10-14",
+        "resources": {"web": {"type": "OS::Nova::Server", "external_id": server}},
+    }
+    handle, stack_id = await create_stack(harness, adopt)
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    await send(handle, "delete", StackOperationRequest())
+    await handle.result()
+    assert server in harness.cloud.servers  # adopted, so not deleted with the stack

@@ -21,6 +21,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from domain.errors import InvalidRequest
+    from domain.hot.parts import ResourceDef
     from domain.hot.template import (
         Template,
         load_template,
@@ -207,6 +208,8 @@ class StackOperationWorkflow(StackWalk):
         change = plan.changes[name]
         definition = tpl.resources[name]
         current = self.resources.get(name)
+        if definition.external_id is not None or (current and current.external_id):
+            return await self._external(definition, current)
         kind, reason = change.kind, change.reason
         forced = name in self.force_update and kind == ChangeKind.KEEP
         if forced:
@@ -231,6 +234,36 @@ class StackOperationWorkflow(StackWalk):
         if kind == ChangeKind.UPDATE and current is not None:
             return await self._update_in_place(current, props, applied_props, reason)
         return await self._create(name, definition.type, props, applied_props, reason)
+
+    async def _external(self, definition: ResourceDef, current: ResourceState | None) -> bool:
+        """A resource the template names by `external_id` (Heat's rules): adopted once
+        (after a check that it exists), then never updated; adding, changing or removing
+        the `external_id` of a resource that exists fails the update."""
+        external = definition.external_id
+        if current is not None and current.physical_id:
+            if current.external_id != external:
+                reason = (
+                    f"NotSupported: resources.{definition.name}: Update to property "
+                    f"external_id of {definition.name} ({definition.type}) is not supported."
+                )
+                return self._set_failed(current, StackAction.UPDATE, reason)
+            return True
+        assert external is not None
+        fresh = self._fresh(definition.name, definition.type, current, {}, {})
+        self._set(fresh, StackAction.CREATE, Status.IN_PROGRESS, "state changed")
+        adopted = fresh.model_copy(
+            update={"physical_id": external, "reference": external, "external_id": external}
+        )
+        try:
+            await handler_for(definition.type).check(self, adopted)
+        except ResourceFailed:
+            reason = (
+                f"Invalid external resource: Resource {external} ({definition.type}) "
+                "can not be found."
+            )
+            return self._set_failed(fresh, StackAction.CREATE, reason)
+        self._set(adopted, StackAction.CREATE, Status.COMPLETE, f"Adopted {external}")
+        return True
 
     async def _create(
         self,
@@ -323,6 +356,8 @@ class StackOperationWorkflow(StackWalk):
         await self._walk(order, waits, self._delete_one)
 
     async def _delete_physical(self, resource: ResourceState) -> None:
+        if resource.external_id is not None:
+            return  # adopted, not the stack's to delete (Heat leaves it too)
         handler = handler_for(resource.type)
         await handler.delete(self, resource.physical_id, resource.resolved)
 
