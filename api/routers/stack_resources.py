@@ -23,7 +23,7 @@ from api.schemas.stack_parts import (
     StackEventList,
     StackEventPublic,
 )
-from api.schemas.stacks import StackOutput
+from api.schemas.stacks import StackOutput, output_description
 from api.stack_service import new_action_id, send_stack_update
 from api.urls import api_base
 from domain.errors import NotFound
@@ -226,7 +226,7 @@ async def list_outputs_route(
     declared = record.template.get("outputs") or {}
     return OutputList(
         outputs=[
-            OutputSummary(output_key=key, description=str((spec or {}).get("description", "")))
+            OutputSummary(output_key=key, description=output_description(spec))
             for key, spec in sorted(declared.items())
         ]
     )
@@ -246,6 +246,6 @@ async def get_output_route(
         output=StackOutput(
             output_key=output_key,
             output_value=record.outputs.get(output_key),
-            description=str((declared[output_key] or {}).get("description", "")),
+            description=output_description(declared[output_key]),
         )
     )

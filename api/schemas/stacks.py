@@ -103,6 +103,12 @@ class StackCreated(BaseModel):
     stack: Inner
 
 
+def output_description(spec: Any) -> str:
+    """An output's description as Heat shows it ("No description given" when it has none)."""
+    given = spec.get("description") if isinstance(spec, dict) else None
+    return str(given) if given else "No description given"
+
+
 def stack_href(base: str, project_id: str, name: str, stack_id: str) -> str:
     """Where a stack lives: an absolute URL under `base`, as Heat's clients follow it."""
     return f"{base}/v1/{project_id}/stacks/{name}/{stack_id}"
@@ -158,7 +164,7 @@ class StackPublic(BaseModel):
                 StackOutput(
                     output_key=key,
                     output_value=value,
-                    description=str((outputs.get(key) or {}).get("description", "")),
+                    description=output_description(outputs.get(key)),
                 )
                 for key, value in sorted(record.outputs.items())
             ],

@@ -79,7 +79,11 @@ async def test_created_stack_reads_create_complete_with_its_server(
     web = await resource(api, url, "web")
     assert web["resource_status"] == "CREATE_COMPLETE"
     assert stack["outputs"] == [
-        {"output_key": "web_id", "output_value": web["physical_resource_id"], "description": ""}
+        {
+            "output_key": "web_id",
+            "output_value": web["physical_resource_id"],
+            "description": "No description given",
+        }
     ]
     assert await server_status(running_warden, web["physical_resource_id"]) == "ACTIVE"
 

@@ -93,7 +93,11 @@ async def test_mark_unhealthy_then_patch_replaces_server(
         old = (await resources(api, url))["web"]
         assert old["resource_status"] == "CREATE_COMPLETE"
         assert stack["outputs"] == [
-            {"output_key": "web_id", "output_value": old["physical_resource_id"], "description": ""}
+            {
+                "output_key": "web_id",
+                "output_value": old["physical_resource_id"],
+                "description": "No description given",
+            }
         ]
 
         # By physical id, with a reason; the answer is 200 with an empty body.
