@@ -45,7 +45,7 @@ from domain.stack.preview import pseudo as preview_pseudo
 from domain.stack.requests import LockStackRequest, StackAccepted, StackOperationRequest
 from domain.stack.state import StackState
 from domain.stack.tags import TagFilter
-from store.stacks import StackRecord, list_stacks
+from store.stacks import list_stacks
 from workflows.operation import Operation
 from workflows.stack.messages import StackOperations as Ops
 
@@ -131,7 +131,6 @@ async def update_stack_route(
 ) -> Response:
     """Update to a new template (409 while busy or locked)."""
     record = await stack.load()
-    _same_name(record, body.stack_name)
     if body.template is None:
         raise InvalidRequest("Need more arguments: a template is required")
     template, parameters = prepared_template(
@@ -158,7 +157,6 @@ async def patch_stack_route(
 ) -> Response:
     """Update with the existing template (`{}` is enough to replace CHECK_FAILED resources)."""
     record = await stack.load()
-    _same_name(record, body.stack_name)
     env = heat_environment(body)
     # The workflow merges these onto the stack's current parameters.
     changed = {**(env.get("parameters") or {}), **body.parameters}
@@ -176,11 +174,6 @@ async def patch_stack_route(
     )
     await send_stack_update(temporal, record, Ops.update, request)
     return Response(status_code=status.HTTP_202_ACCEPTED)
-
-
-def _same_name(record: StackRecord, stack_name: str | None) -> None:
-    if stack_name not in (None, record.name):
-        raise InvalidRequest(f"The stack is called {record.name}; a stack cannot be renamed.")
 
 
 @router.delete("/{stack_name}/{stack_id}", status_code=status.HTTP_204_NO_CONTENT)

@@ -74,7 +74,7 @@ class StackUpdate(HeatInputs):
 
     template: TemplateField | None = None
     disable_rollback: bool | None = None
-    #: heatclient repeats the name on update; it must be the stack's own.
+    #: heatclient repeats the name on update; Heat ignores it (a stack is never renamed).
     stack_name: str | None = Field(None, max_length=255)
 
 
