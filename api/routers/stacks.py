@@ -77,7 +77,8 @@ async def create_stack_route(
     return StackCreated(stack=StackCreated.Inner(id=stack_id, links=[Link(href=href)]))
 
 
-TagQuery = Annotated[str | None, Query(max_length=10_000)]
+#: A comma-separated tag filter (Heat's tags are at most 80 characters each).
+TagQuery = Annotated[str | None, Query(max_length=255)]
 
 
 def _tags_param(value: str | None) -> list[str]:
