@@ -19,6 +19,7 @@ from api.schemas.stack_parts import (
     ResourceFilters,
     ResourceList,
     ResourcePublic,
+    StackEventDetail,
     StackEventEnvelope,
     StackEventList,
     StackEventPublic,
@@ -213,7 +214,7 @@ async def get_stack_event_route(
     )
     for row in rows:
         if row.id == event_id:
-            return StackEventEnvelope(event=StackEventPublic.of(row, record, api_base(request)))
+            return StackEventEnvelope(event=StackEventDetail.detail(row, record, api_base(request)))
     raise NotFound(f"The Event ({event_id}) could not be found.")
 
 

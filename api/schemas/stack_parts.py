@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from api.schemas.common import StrictModel
 from api.schemas.stacks import Link, StackOutput, stack_href
+from domain.stack.resource_types import STACK as STACK_TYPE
 from store.events import EventRecord
 from store.stacks import StackRecord, StackResourceRecord
 
@@ -148,10 +149,24 @@ class OutputEnvelope(BaseModel):
     output: StackOutput
 
 
+class StackEventDetail(StackEventPublic):
+    """One event as `GET …/events/{event_id}` shows it: with the resource's type (a
+    stack's own events are `OS::Heat::Stack`'s, as in Heat)."""
+
+    resource_type: str
+
+    @classmethod
+    def detail(cls, record: EventRecord, stack: StackRecord, base: str) -> StackEventDetail:
+        """The detailed view of an event row."""
+        summary = StackEventPublic.of(record, stack, base)
+        kind = record.meta.get("type") if record.obj_type == "resource" else STACK_TYPE
+        return cls(**summary.model_dump(), resource_type=str(kind or ""))
+
+
 class StackEventEnvelope(BaseModel):
     """`{"event": {...}}`."""
 
-    event: StackEventPublic
+    event: StackEventDetail
 
 
 class ResourceFilters(BaseModel):

@@ -225,3 +225,19 @@ async def test_tags_are_kept_replaced_by_an_update_and_filter_lists(
     assert (await settled(api, url))["tags"] == ["tag1", "tag2"]
     assert (await api.put(url, json={"template": TEMPLATE})).status_code == 202
     assert not (await settled(api, url))["tags"]
+
+
+async def test_an_events_detail_names_its_resource_type(running_warden: InProcessWarden) -> None:
+    """heat-tempest-plugin's test_event: the detail adds `resource_type` (a stack's own
+    events are OS::Heat::Stack's)."""
+    api = running_warden.api
+    url = await create_stack(api, "evented")
+    for name, kind in (("web", "OS::Nova::Server"), ("evented", "OS::Heat::Stack")):
+        listed = (await api.get(f"{url}/resources/{name}/events")).json()["events"]
+        assert listed and "resource_type" not in listed[0]
+        shown = await api.get(f"{url}/resources/{name}/events/{listed[0]['id']}")
+        assert shown.status_code == 200, shown.text
+        assert (shown.json()["event"]["resource_name"], shown.json()["event"]["resource_type"]) == (
+            name,
+            kind,
+        )
