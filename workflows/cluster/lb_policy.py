@@ -26,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cluster.operations import (
         NodesOperationInput,
         NodesOperationResult,
+        changed_nodes,
         finished,
         record_nodes,
     )
@@ -37,10 +38,6 @@ class LbPolicyInput(BaseModel):
 
     base: NodesOperationInput
     policy: AttachedPolicy
-
-
-def _changed(before: list[NodeState], after: list[NodeState]) -> list[NodeState]:
-    return [new for new, old in zip(after, before, strict=True) if new != old]
 
 
 @workflow.defn(name="LbPolicyAttachWorkflow")
@@ -66,7 +63,7 @@ class LbPolicyAttachWorkflow:
         nodes = await join_pool(binding, base.nodes, base.action_id)
         if any(n.status != o.status for n, o in zip(nodes, base.nodes, strict=True)):
             return finished(await self._undone(base, binding, nodes))
-        changed = _changed(base.nodes, nodes)
+        changed = changed_nodes(base.nodes, nodes)
         if changed:
             await record_nodes(base, changed, "CLUSTER_ATTACH_POLICY")
         attached = bound.model_copy(update={"data": made.model_dump(mode="json")})
@@ -111,7 +108,7 @@ class LbPolicyDetachWorkflow:
         except ActivityError as err:
             reason = f"Failed in deleting the load balancer: {failure_reason(err)}"
             return finished(NodesOperationResult(nodes=[], error=reason))
-        changed = _changed(base.nodes, nodes)
+        changed = changed_nodes(base.nodes, nodes)
         if changed:
             await record_nodes(base, changed, "CLUSTER_DETACH_POLICY")
         if any(LB_MEMBER in n.data for n in nodes):

@@ -108,6 +108,28 @@ async def record_nodes(inp: NodesOperationInput, nodes: list[NodeState], action:
     )
 
 
+def changed_nodes(before: list[NodeState], after: list[NodeState]) -> list[NodeState]:
+    """The nodes of `after` that differ from their place in `before` (same order)."""
+    return [new for new, old in zip(after, before, strict=True) if new != old]
+
+
+async def record_changed(
+    where: Any, before: list[NodeState], after: list[NodeState], action: str
+) -> None:
+    """Record the nodes an operation changed, if any; `where` is any operation input with
+    the cluster's `project_id`, `cluster_id`, `cluster_name` and `action_id`."""
+    changed = changed_nodes(before, after)
+    if changed:
+        ids = NodesOperationInput(
+            project_id=where.project_id,
+            cluster_id=where.cluster_id,
+            cluster_name=where.cluster_name,
+            action_id=where.action_id,
+            nodes=[],
+        )
+        await record_nodes(ids, changed, action)
+
+
 def batches(nodes: list[NodeState]) -> list[list[NodeState]]:
     """Split nodes into fan-out batches."""
     return [nodes[i : i + BATCH_SIZE] for i in range(0, len(nodes), BATCH_SIZE)]
@@ -148,9 +170,7 @@ class ClusterCreateWorkflow:
             done.extend(results)
         if inp.lb is not None:
             joined = await join_pool(inp.lb, done, inp.action_id)
-            changed = [new for new, old in zip(joined, done, strict=True) if new != old]
-            if changed:
-                await record_nodes(inp, changed, "NODE_CREATE")
+            await record_changed(inp, done, joined, "NODE_CREATE")
             done = joined
         return finished(NodesOperationResult(nodes=done, error=summarize_errors(done, "create")))
 

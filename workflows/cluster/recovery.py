@@ -48,7 +48,7 @@ with workflow.unsafe.imports_passed_through():
         check_nodes,
         finished,
         node_snapshot,
-        record_nodes,
+        record_changed,
         server_request,
         summarize_errors,
         wait_until_active,
@@ -177,16 +177,7 @@ class ClusterRecoverWorkflow:
         after = {n.node_id: n for n in await leave_pool(lb, moved)}
         nodes = [after.get(n.node_id, n) for n in recovered.values()]
         joined = await join_pool(lb, nodes, inp.action_id)
-        changed = [new for new, old in zip(joined, recovered.values(), strict=True) if new != old]
-        if changed:
-            where = NodesOperationInput(
-                project_id=inp.project_id,
-                cluster_id=inp.cluster_id,
-                cluster_name=inp.cluster_name,
-                action_id=inp.action_id,
-                nodes=[],
-            )
-            await record_nodes(where, changed, "NODE_RECOVER")
+        await record_changed(inp, list(recovered.values()), joined, "NODE_RECOVER")
         return {n.node_id: n for n in joined}
 
     @staticmethod

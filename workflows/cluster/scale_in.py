@@ -35,11 +35,10 @@ with workflow.unsafe.imports_passed_through():
         waits_for_hook,
     )
     from workflows.cluster.operations import (
-        NodesOperationInput,
         NodesOperationResult,
         finished,
         node_snapshot,
-        record_nodes,
+        record_changed,
         summarize_errors,
         with_status,
     )
@@ -140,16 +139,7 @@ class ScaleInWorkflow:
             "load balancer's pool"
         )
         left = await leave_pool(lb, inp.victims)
-        changed = [new for new, old in zip(left, inp.victims, strict=True) if new != old]
-        if changed:
-            where = NodesOperationInput(
-                project_id=inp.project_id,
-                cluster_id=inp.cluster_id,
-                cluster_name=inp.cluster_name,
-                action_id=inp.action_id,
-                nodes=[],
-            )
-            await record_nodes(where, changed, inp.action_name.value)
+        await record_changed(inp, inp.victims, left, inp.action_name.value)
         return inp.model_copy(update={"victims": left})
 
     async def _sharded(self, inp: ScaleInInput) -> NodesOperationResult:
