@@ -398,12 +398,14 @@ async def stack_servers(warden: Warden, stack_id: str) -> list[str]:
         ]
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(420)
 async def test_create_survives_worker_kill_and_flaky_cloud_without_duplicates(
     warden: Warden,
 ) -> None:
-    """Bounded by the activity timeouts: a create_server that died with the worker is
-    retried once its 60 s start-to-close timeout expires, so this takes 1-3 minutes."""
+    """Bounded by the activity timeouts and the retry back-off: a create_server that died
+    with the worker is retried once its 60 s start-to-close timeout expires, and a call
+    failing half the time backs off 1, 2, 4 … 30 s (ten failures in a row, 1 server in
+    200, wait 181 s). Usually 1-2 minutes; the wait allows 60 s + ~13 failures in a row."""
     servers = {
         f"vm{i}": {
             "type": "OS::Nova::Server",
@@ -422,7 +424,7 @@ async def test_create_survives_worker_kill_and_flaky_cloud_without_duplicates(
             worker.start()
             wait_http(warden.worker_health_url, worker)
             stack = await eventually(
-                lambda: _settled_once(api, url), timeout=240, what="create after worker kill"
+                lambda: _settled_once(api, url), timeout=360, what="create after worker kill"
             )
         finally:
             await control.api_faults(error_rate=0)
