@@ -20,7 +20,7 @@ from domain.hot.environment import (
     stack_parameters,
     template_data,
 )
-from domain.hot.template import load_template, resolve_parameters
+from domain.hot.template import conditioned, load_template, resolve_parameters
 from domain.stack.requests import StackAccepted, StackOperationRequest
 from domain.stack.rules import ensure_supported, template_object
 from domain.stack.state import StackSpec, StackState
@@ -44,7 +44,7 @@ def validated_template(
     """The template as an object, after every check that needs no state (400 otherwise)."""
     loaded = load_template(template)
     ensure_supported(loaded)
-    resolve_parameters(loaded, parameters)
+    conditioned(loaded, resolve_parameters(loaded, parameters))
     return template_object(template)
 
 

@@ -64,9 +64,14 @@ async def list_template_versions_route(
 async def list_template_functions_route(
     caller: ProjectCaller,
     template_version: Annotated[str, Path(max_length=100)],
+    with_condition_func: Annotated[str | None, Query(max_length=8)] = None,
 ) -> dict[str, Any]:
-    """The intrinsic functions of one version (404 for an unknown version)."""
-    return {"template_functions": template_functions(template_version)}
+    """The intrinsic functions of one version (404 for an unknown version); with
+    `with_condition_func=true`, the functions of its conditions."""
+    conditions = with_condition_func is not None and _heat_bool(
+        "with_condition_func", with_condition_func
+    )
+    return {"template_functions": template_functions(template_version, conditions=conditions)}
 
 
 class ValidateBody(HeatInputs):

@@ -8,20 +8,25 @@ depend on physical resources, for update planning.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import InvalidRequest
+from domain.hot.builtins import EVALUATORS, SHAPES
 from domain.hot.parameters import PSEUDO_PARAMETERS
 from domain.hot.parts import ResourceDef, TemplateShape
+from domain.hot.versions import FUNCTIONS
 from domain.stack.groups import MEMBERS, member_order
 from domain.stack.resource_types import RESOURCE_TYPES, check_properties, resource_type
 
-INTRINSICS: Final = frozenset({"get_param", "get_resource", "get_attr", "list_join", "str_replace"})
+#: The functions of a resource's properties, metadata and outputs → the first HOT version
+#: that has them (`get_file` is read when the template's files are applied, the
+#: condition functions are in `domain.hot.conditions`).
+INTRINSICS: Final[dict[str, str]] = {
+    name: since for name, (since, _) in FUNCTIONS.items() if name != "get_file"
+}
 
 
 class ResolvedResource(BaseModel):
@@ -194,6 +199,7 @@ def _check_calls(template: TemplateShape, value: Any, owner: str | None, path: s
         return
     name, args = call
     where = f"{path}.{name}"
+    _check_version(template, name, where)
     if name == "get_param":
         _check_get_param(template, args, where)
     elif name == "get_resource":
@@ -205,9 +211,25 @@ def _check_calls(template: TemplateShape, value: Any, owner: str | None, path: s
             raise InvalidRequest(f"{where}: must be [separator, list, ...]")
         _check_calls(template, args[1:], owner, where)
     else:
-        if not isinstance(args, dict) or set(args) != {"template", "params"}:
-            raise InvalidRequest(f"{where}: must be a mapping of template and params")
+        _check_shape(name, args, where)
         _check_calls(template, args, owner, where)
+
+
+def _check_shape(name: str, args: Any, where: str) -> None:
+    if name in SHAPES:
+        try:
+            SHAPES[name](args)
+        except InvalidRequest as exc:
+            raise InvalidRequest(f"{where}: {exc.message}") from None
+
+
+def _check_version(template: TemplateShape, name: str, where: str) -> None:
+    since = INTRINSICS[name]
+    if template.version_date < since:
+        raise InvalidRequest(
+            f'{where}: "{name}" is not a function of heat_template_version '
+            f"{template.version} (HOT {since} and later have it)"
+        )
 
 
 def _check_get_param(template: TemplateShape, args: Any, path: str) -> None:
@@ -279,15 +301,21 @@ def _evaluate(
     name, args = call
     if name in ("get_resource", "get_attr"):
         return value if resources is None else _read_resource(name, args, resources)
+    if name == "if":
+        # Chosen where the template met its parameters (`domain.hot.conditions`).
+        raise InvalidRequest('"if": the template\'s conditions were not evaluated')
     args = _evaluate(args, params, resources)
     if name == "get_param":
-        return _get_param(args, params)
+        return get_param_value(args, params)
     if resources is None and has_intrinsic(args):
         return {name: args}
-    return _list_join(args) if name == "list_join" else _str_replace(args)
+    if name in SHAPES:
+        SHAPES[name](args)
+    return EVALUATORS[name](args)
 
 
-def _get_param(args: Any, params: Mapping[str, Any]) -> Any:
+def get_param_value(args: Any, params: Mapping[str, Any]) -> Any:
+    """`get_param` of evaluated arguments: a parameter's value, or a path into it."""
     parts = args if isinstance(args, list) else [args]
     if not parts or not isinstance(parts[0], str):
         raise InvalidRequest("get_param: must be a parameter name or [name, key, ...]")
@@ -342,34 +370,6 @@ def _index(key: Any) -> int | None:
     if isinstance(key, int) and not isinstance(key, bool):
         return key if key >= 0 else None
     return int(key) if isinstance(key, str) and key.isascii() and key.isdigit() else None
-
-
-def _as_text(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-def _list_join(args: Any) -> str:
-    if not isinstance(args, list) or len(args) < 2 or not isinstance(args[0], str):
-        raise InvalidRequest("list_join: must be [separator, list, ...]")
-    if not all(isinstance(items, list) for items in args[1:]):
-        raise InvalidRequest("list_join: items to join must be lists")
-    return args[0].join(_as_text(item) for items in args[1:] for item in items)
-
-
-def _str_replace(args: Any) -> str:
-    text, mapping = (
-        (args.get("template"), args.get("params")) if isinstance(args, dict) else (None, None)
-    )
-    if not isinstance(text, str) or not isinstance(mapping, dict):
-        raise InvalidRequest("str_replace: must be a template string and a params mapping")
-    keys = sorted((k for k in mapping if k), key=len, reverse=True)
-    if not keys:
-        return text
-    # One pass, longest key first, so a replacement is never replaced again (Heat's rule).
-    pattern = re.compile("|".join(re.escape(k) for k in keys))
-    return pattern.sub(lambda m: _as_text(mapping[m.group(0)]), text)
 
 
 def resolve_properties(

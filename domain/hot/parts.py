@@ -33,6 +33,8 @@ class ResourceDef(_Frozen):
     #: An existing physical resource the stack adopts instead of creating one (Heat's
     #: `external_id`, HOT 2016-10-14): never updated, never deleted by the stack.
     external_id: str | None = None
+    #: Its `condition` (HOT 2016-10-14): a condition's name, true/false, or a call.
+    condition: str | bool | dict[str, Any] | None = None
 
 
 class OutputDef(_Frozen):
@@ -41,10 +43,19 @@ class OutputDef(_Frozen):
     name: str
     value: Any = None
     description: str = ""
+    condition: str | bool | dict[str, Any] | None = None
 
 
 class TemplateShape(Protocol):
     """What checking a template's references reads of it (`domain.hot.template.Template`)."""
+
+    @property
+    def version(self) -> str:
+        """`heat_template_version` as written."""
+
+    @property
+    def version_date(self) -> str:
+        """The HOT date of `version`."""
 
     @property
     def parameters(self) -> Mapping[str, object]:
@@ -57,3 +68,7 @@ class TemplateShape(Protocol):
     @property
     def outputs(self) -> Mapping[str, OutputDef]:
         """Outputs by name."""
+
+    @property
+    def conditions(self) -> Mapping[str, Any]:
+        """The `conditions` section as written."""

@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import InvalidRequest
+from domain.hot.conditions import CONDITIONS_SINCE, check_conditions, enabled_parts, has_if
 from domain.hot.functions import (
     ResolvedResource,
     check_references,
@@ -58,6 +59,7 @@ __all__ = [
     "ResolvedResource",
     "ResourceDef",
     "Template",
+    "conditioned",
     "load_template",
     "property_references",
     "references",
@@ -81,6 +83,7 @@ _TOP_KEYS = frozenset(
         "parameter_groups",
         "resources",
         "outputs",
+        "conditions",
     }
 )
 _RESOURCE_KEYS = frozenset(
@@ -92,6 +95,7 @@ _RESOURCE_KEYS = frozenset(
         "deletion_policy",
         "update_policy",
         "external_id",
+        "condition",
     }
 )
 _DELETION_POLICIES = ("Delete", "Retain", "Snapshot")
@@ -109,6 +113,15 @@ class Template(_Frozen):
     parameters: dict[str, ParameterDef] = Field(default_factory=dict)
     resources: dict[str, ResourceDef] = Field(default_factory=dict)
     outputs: dict[str, OutputDef] = Field(default_factory=dict)
+    #: The `conditions` section as written (HOT 2016-10-14).
+    conditions: dict[str, Any] = Field(default_factory=dict)
+    #: Whether parameters decide what is in it: a `condition` or an `if` somewhere.
+    conditional: bool = False
+
+    @property
+    def version_date(self) -> str:
+        """The HOT date `version` stands for (release names resolved)."""
+        return canonical_version(self.version)
 
     @cached_property
     def graph(self) -> DependencyGraph:
@@ -220,30 +233,56 @@ def _load(raw: Any, nesting: int) -> Template:
     data = plain_value(parse_template_text(raw) if isinstance(raw, str) else raw, "")
     if not isinstance(data, dict):
         raise InvalidRequest("Invalid template: the template must be a mapping")
+    version = _version(data.get("heat_template_version"))
+    since_conditions = canonical_version(version) >= CONDITIONS_SINCE
     for key in data:
-        if key == "conditions":
-            raise InvalidRequest("conditions: conditions are not supported")
-        if key not in _TOP_KEYS:
+        if key not in _TOP_KEYS or (key == "conditions" and not since_conditions):
             raise InvalidRequest(f"{key}: unknown top-level key")
     resources = mapping_at(data.get("resources"), "resources")
     if len(resources) > MAX_RESOURCES:
         raise InvalidRequest(f"resources: more than {MAX_RESOURCES} resources")
+    conditions = mapping_at(data.get("conditions"), "conditions")
     template = Template(
-        version=_version(data.get("heat_template_version")),
+        version=version,
         description=text_at(data.get("description"), "description"),
         parameters={
             name: parse_parameter(name, spec)
             for name, spec in mapping_at(data.get("parameters"), "parameters").items()
         },
-        resources={name: _resource(name, spec, nesting) for name, spec in resources.items()},
+        resources={
+            name: _resource(name, spec, nesting, since_conditions)
+            for name, spec in resources.items()
+        },
         outputs={
-            name: _output(name, spec)
+            name: _output(name, spec, since_conditions)
             for name, spec in mapping_at(data.get("outputs"), "outputs").items()
         },
+        conditions=conditions,
     )
+    if since_conditions and _conditional(template, data):
+        template = template.model_copy(update={"conditional": True})
+        check_conditions(template)
     check_references(template)
     template.creation_order()
     return template
+
+
+def conditioned(template: Template, params: Mapping[str, Any]) -> Template:
+    """`template` as Heat's engine sees it for these parameter values: resources whose
+    condition is false left out, `if` calls replaced by their branch, outputs whose
+    condition is false without a value (`domain.hot.conditions`). A template without
+    conditions is returned as it is."""
+    if not template.conditional:
+        return template
+    resources, outputs = enabled_parts(template, params)
+    return Template(
+        version=template.version,
+        description=template.description,
+        parameters=template.parameters,
+        resources=resources,
+        outputs=outputs,
+        conditions=template.conditions,
+    )
 
 
 def parse_template_text(text: str) -> Any:
@@ -266,12 +305,23 @@ def _version(value: Any) -> str:
     return str(value)
 
 
-def _resource(name: str, spec: Any, nesting: int) -> ResourceDef:
+def _conditional(template: Template, data: dict[str, Any]) -> bool:
+    """Whether parameters decide what is in the template: conditions, an `if`."""
+    return bool(
+        template.conditions
+        or any(r.condition is not None for r in template.resources.values())
+        or any(o.condition is not None for o in template.outputs.values())
+        or has_if(data.get("resources"))
+        or has_if(data.get("outputs"))
+    )
+
+
+def _resource(name: str, spec: Any, nesting: int, since_conditions: bool) -> ResourceDef:
     path = f"resources.{name}"
     check_name(name, path)
     if not isinstance(spec, dict):
         raise InvalidRequest(f"{path}: must be a mapping with a type")
-    check_keys(spec, _RESOURCE_KEYS, path)
+    check_keys(spec, _RESOURCE_KEYS if since_conditions else _RESOURCE_KEYS - {"condition"}, path)
     kind = spec.get("type")
     if not isinstance(kind, str) or not kind:
         raise InvalidRequest(f"{path}.type: required, a resource type name")
@@ -294,7 +344,17 @@ def _resource(name: str, spec: Any, nesting: int) -> ResourceDef:
         deletion_policy=policy.capitalize(),
         update_policy=mapping_at(spec.get("update_policy"), f"{path}.update_policy"),
         external_id=text_at(spec.get("external_id"), f"{path}.external_id") or None,
+        condition=_condition_at(spec.get("condition"), f"{path}.condition"),
     )
+
+
+def _condition_at(value: Any, path: str) -> str | bool | dict[str, Any] | None:
+    """A resource's or output's `condition`: a name, true/false, or a condition call."""
+    if value is None or isinstance(value, str | bool):
+        return value
+    if isinstance(value, dict) and len(value) == 1:
+        return value
+    raise InvalidRequest(f"{path}: must be a condition name, a boolean or a condition function")
 
 
 def _depends_on(value: Any, path: str) -> tuple[str, ...]:
@@ -348,14 +408,20 @@ def _check_group_member(value: Any, path: str, nesting: int) -> None:
     mapping_at(value.get("metadata"), f"{path}.metadata")
 
 
-def _output(name: str, spec: Any) -> OutputDef:
+def _output(name: str, spec: Any, since_conditions: bool) -> OutputDef:
     path = f"outputs.{name}"
     check_name(name, path)
     if not isinstance(spec, dict):
         raise InvalidRequest(f"{path}: must be a mapping with a value")
-    check_keys(spec, frozenset({"value", "description"}), path)
+    keys = {"value", "description", "condition"} if since_conditions else {"value", "description"}
+    check_keys(spec, frozenset(keys), path)
     description = text_at(spec.get("description"), f"{path}.description")
-    return OutputDef(name=name, value=spec.get("value"), description=description)
+    return OutputDef(
+        name=name,
+        value=spec.get("value"),
+        description=description,
+        condition=_condition_at(spec.get("condition"), f"{path}.condition"),
+    )
 
 
 #: What a hidden parameter's value reads as wherever Warden shows or stores it.

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from domain.hot.functions import static_properties
-from domain.hot.template import load_template, resolve_parameters
+from domain.hot.template import conditioned, load_template, resolve_parameters
 from domain.stack.resource_types import STACK, resource_type
 
 #: The stack id a preview shows (Heat's `str(None)`).
@@ -45,6 +45,7 @@ def preview_resources(
     a nested stack's entry is the list of its resources."""
     loaded = load_template(dict(template))
     params = resolve_parameters(loaded, dict(given), pseudo=pseudo(project_id, stack_name))
+    loaded = conditioned(loaded, params)
     required_by = loaded.required_by()
     previewed: list[Any] = []
     for res in loaded.resources.values():

@@ -17,7 +17,7 @@ import yaml
 
 from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.guards import ensure_idle, locked_conflict
-from domain.hot.template import Template, load_template, resolve_parameters
+from domain.hot.template import Template, conditioned, load_template, resolve_parameters
 from domain.stack.groups import GroupMember, group_target, scaled_size
 from domain.stack.requests import (
     LockStackRequest,
@@ -245,7 +245,9 @@ def target_of(
         template, parameters = req.template, dict(req.parameters or {})
     loaded = load_template(template)
     ensure_supported(loaded)
-    resolve_parameters(loaded, parameters, pseudo=pseudo_parameters(state.spec))
+    conditioned(
+        loaded, resolve_parameters(loaded, parameters, pseudo=pseudo_parameters(state.spec))
+    )
     return template, parameters
 
 

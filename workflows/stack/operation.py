@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.hot.parts import ResourceDef
     from domain.hot.template import (
         Template,
+        conditioned,
         load_template,
         resolve,
         resolve_parameters,
@@ -132,12 +133,14 @@ class StackOperationWorkflow(StackWalk):
     async def _converge(self, inp: StackOpInput) -> None:
         new = self._template(inp.template)
         params = resolve_parameters(new, inp.parameters, pseudo=pseudo_parameters(inp.spec))
+        new = conditioned(new, params)
         old = self._template(inp.old_template)
         old_params = (
             resolve_parameters(old, inp.old_parameters, pseudo=pseudo_parameters(inp.spec))
             if inp.old_template
             else {}
         )
+        old = conditioned(old, old_params)
         plan = plan_update(old, old_params, self._current(), new, params, workflow.patched)
         self.update_policies = {n: dict(r.update_policy) for n, r in new.resources.items()}
         self.required_by = new.required_by(workflow.patched)
@@ -419,6 +422,7 @@ class StackOperationWorkflow(StackWalk):
         try:
             tpl = self._template(inp.template)
             params = resolve_parameters(tpl, inp.parameters, pseudo=pseudo_parameters(inp.spec))
+            tpl = conditioned(tpl, params)
         except InvalidRequest:
             return {}
         resolved = self._resolved()

@@ -116,9 +116,12 @@ def test_template_versions_list_dates_with_release_aliases() -> None:
 
 def test_template_functions_by_version_and_alias() -> None:
     old = {f["functions"] for f in template_functions("heat_template_version.2013-05-23")}
-    assert "get_file" in old and "list_join" not in old
+    assert "get_file" in old and "list_join" in old and "repeat" not in old  # Heat's lists
     pike = {f["functions"] for f in template_functions("heat_template_version.pike")}
-    assert "list_join" in pike
+    assert {"list_join", "make_url", "if", "list_concat_unique"} <= pike
+    conditions = template_functions("heat_template_version.2016-10-14", conditions=True)
+    assert [f["functions"] for f in conditions] == ["get_param", "equals", "not", "and", "or"]
+    assert template_functions("heat_template_version.2016-04-08", conditions=True) == []
     with pytest.raises(NotFound):
         template_functions("heat_template_version.1999-01-01")
 

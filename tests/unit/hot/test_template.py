@@ -80,7 +80,10 @@ def test_load_accepts_json_string_and_an_empty_stack() -> None:
         ("resources: [", "Invalid template: expected the node content, but found '<stream end>'"),
         ("[1, 2]", "Invalid template: the template must be a mapping"),
         ({"resources": {}}, "heat_template_version: required"),
-        (hot(conditions={"prod": True}), "conditions: conditions are not supported"),
+        (
+            {**hot(conditions={"prod": True}), "heat_template_version": "2016-04-08"},
+            "conditions: unknown top-level key",
+        ),
         (hot(mappings={}), "mappings: unknown top-level key"),
         ({"heat_template_version": ["x"]}, "heat_template_version: must be a version string"),
     ],
@@ -103,7 +106,7 @@ def test_load_requires_required_properties() -> None:
 
 
 SCHEMA_CASES: list[tuple[Any, ...]] = [
-    ({"type": NONE, "condition": "prod"}, "resources.r.condition: unknown key"),
+    ({"type": NONE, "condition": "prod"}, 'resources.r.condition: Invalid condition "prod"'),
     (server(colour="red"), "resources.r.properties.colour: unknown property for OS::Nova::Server"),
     (server(flavor=["m1"]), "resources.r.properties.flavor: must be a string"),
     (server(metadata=[1]), "resources.r.properties.metadata: must be a map"),
@@ -256,7 +259,7 @@ INTRINSIC_CASES: list[tuple[Any, ...]] = [
     ({"get_attr": ["b"]}, "get_attr: must be [resource, attribute, key, ...]"),
     ({"get_param": {"a": 1}}, "get_param: must be a parameter name or [name, key, ...]"),
     ({"list_join": ","}, "list_join: must be [separator, list, ...]"),
-    ({"str_replace": {"template": "x"}}, "str_replace: must be a mapping of template and"),
+    ({"str_replace": {"template": "x"}}, 'str_replace: "str_replace" syntax should be'),
 ]
 
 
