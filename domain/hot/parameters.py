@@ -209,8 +209,11 @@ def _constraint(name: str, value: Any, path: str, kind: str) -> dict[str, Any]:
 
 
 def _string_parameter(value: Any) -> str | None:
+    """Heat's `str(value)` of a scalar: a boolean default reads "True"/"False"."""
     if isinstance(value, str):
         return value
+    if isinstance(value, bool):
+        return str(value)
     return str(value) if parse_number(value) is not None else None
 
 

@@ -878,3 +878,48 @@ async def test_an_external_server_must_exist_and_outlives_its_stack(harness: Har
     await send(handle, "delete", StackOperationRequest())
     await handle.result()
     assert server in harness.cloud.servers  # adopted, so not deleted with the stack
+
+
+KEPT: dict[str, Any] = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "kept": {
+            "type": "OS::Nova::Server",
+            "deletion_policy": "Retain",
+            "properties": {"image": "cirros", "flavor": "m1.tiny"},
+        },
+        "gone": {
+            "type": "OS::Nova::Server",
+            "properties": {"image": "cirros", "flavor": "m1.tiny"},
+        },
+    },
+}
+
+
+async def test_deletion_policy_retain_keeps_the_server_when_replaced_and_on_delete(
+    harness: Harness,
+) -> None:
+    """Heat's `Retain`: the resource leaves the stack, its server stays in the cloud."""
+    handle, stack_id = await create_stack(harness, KEPT)
+    first = resources(harness, stack_id)["kept"].physical_id or ""
+    await send(
+        handle, "mark_unhealthy", MarkResourceRequest(resource_name="kept", mark_unhealthy=True)
+    )
+    await send(handle, "update", StackOperationRequest(existing=True))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    second = resources(harness, stack_id)["kept"].physical_id or ""
+    assert second != first
+    assert first in harness.cloud.servers  # replaced, but retained
+    other = resources(harness, stack_id)["gone"].physical_id or ""
+
+    await send(handle, "delete", StackOperationRequest())
+
+    async def deleted() -> bool:
+        return not harness.rows(StackRecord, id=stack_id)
+
+    await eventually(deleted, timeout=30)
+    assert {first, second} <= set(harness.cloud.servers)
+    assert other not in harness.cloud.servers
+    reasons = [e.status_reason for e in harness.rows(EventRecord, stack_id=stack_id)]
+    assert f"Retained {second} (deletion_policy: Retain)" in reasons

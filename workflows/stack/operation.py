@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
-from typing import Any
+from typing import Any, Final
 
 from temporalio import workflow
 
@@ -74,6 +74,9 @@ class StackOperationWorkflow(StackWalk):
         super().__init__()
         #: Templates this run loaded, with the raw documents they came from.
         self._loaded: list[tuple[dict[str, Any], Template]] = []
+        #: Resources whose definition in the stack's current template says
+        #: `deletion_policy: Retain`: their physical side outlives their deletion.
+        self._retained: frozenset[str] = frozenset()
 
     @workflow.run
     async def run(self, inp: StackOpInput) -> StackOpResult:
@@ -109,6 +112,7 @@ class StackOperationWorkflow(StackWalk):
             self._fail(err.message)
 
     async def _dispatch_checked(self, inp: StackOpInput) -> None:
+        self._retained = _retained(self._template(inp.old_template))
         if inp.action in (StackAction.CREATE, StackAction.UPDATE, StackAction.ROLLBACK):
             await self._converge(inp)
         elif inp.action == StackAction.DELETE:
@@ -361,6 +365,14 @@ class StackOperationWorkflow(StackWalk):
     async def _delete_physical(self, resource: ResourceState) -> None:
         if resource.external_id is not None:
             return  # adopted, not the stack's to delete (Heat leaves it too)
+        if resource.name in self._retained and workflow.patched(RETAIN_PATCH):
+            self._emit_event(
+                resource,
+                StackAction.DELETE,
+                Status.IN_PROGRESS,
+                f"Retained {resource.physical_id} (deletion_policy: Retain)",
+            )
+            return
         handler = handler_for(resource.type)
         await handler.delete(self, resource.physical_id, resource.resolved)
 
@@ -434,6 +446,20 @@ class StackOperationWorkflow(StackWalk):
                 outputs[name] = None
                 workflow.logger.info("output %s of stack %s: %s", name, self._spec().stack_id, err)
         return outputs
+
+
+#: Histories recorded before `deletion_policy: Retain` was honoured deleted such resources.
+RETAIN_PATCH: Final = "deletion-policy-retain"
+
+
+def _retained(template: Template) -> frozenset[str]:
+    """The resources whose physical side a deletion leaves (Heat's `Retain`); a nested
+    stack is deleted all the same (Warden keeps no stack without its parent)."""
+    return frozenset(
+        name
+        for name, res in template.resources.items()
+        if res.deletion_policy == "Retain" and not handler_for(res.type).nested
+    )
 
 
 def _failed_nested_update(r: ResourceState) -> bool:
