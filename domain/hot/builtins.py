@@ -8,12 +8,17 @@ any value is known; `domain.hot.functions` runs them when a template is loaded.
 
 from __future__ import annotations
 
+import collections.abc  # noqa: F401 - yaql reads collections.abc without importing it
 import hashlib
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache
 from typing import Any, Final
 from urllib import parse as urlparse
+
+import yaql
+from yaql.language import exceptions as yaql_errors
 
 from domain.errors import InvalidRequest
 
@@ -368,6 +373,74 @@ def _substitute(body: Any, keys: list[str], values: list[Any]) -> Any:
     return body
 
 
+# --- yaql ----------------------------------------------------------------------------------
+
+#: Heat's defaults for `[yaql] limit_iterators` and `memory_quota`.
+_YAQL_OPTIONS: Final = {"yaql.limitIterators": 200, "yaql.memoryQuota": 10000}
+_YAQL_EXAMPLE: Final = "yaql: expression: $.data.var1.sum() data: var1: [3, 2, 1]"
+
+
+@cache
+def _yaql() -> tuple[Any, Any]:
+    """The parser and the root context, made once (a fifth of a second).
+
+    Templates are evaluated in workflow code, so the context has no clock (`datetime`)
+    and no `random()`: a yaql expression gives the same value on every replay.
+    """
+    parser = yaql.YaqlFactory().create(_YAQL_OPTIONS)
+    context = yaql.create_context(datetime=False)
+    layer = context
+    while layer is not None:
+        for overloads in layer.collect_functions("random"):
+            for definition in overloads:
+                layer.delete_function(definition)
+        layer = layer.parent
+    return parser, context
+
+
+def _yaql_parse(expression: Any) -> Any:
+    if not isinstance(expression, str):
+        raise _fail('The "expression" argument to yaql must contain a string.')
+    try:
+        return _yaql()[0](expression)
+    except yaql_errors.YaqlException as exc:
+        raise _fail(f"Bad expression {exc}.") from None
+
+
+def yaql_value(args: Any) -> Any:
+    """`yaql`: the expression evaluated on `$.data`."""
+    statement = _yaql_parse(args["expression"])
+    try:
+        result = statement.evaluate(
+            {"data": args.get("data", {})}, _yaql()[1].create_child_context()
+        )
+        return _plain(result)
+    except (yaql_errors.YaqlException, ValueError, TypeError, KeyError, IndexError) as exc:
+        raise _fail(f"yaql: {exc}") from None
+
+
+def _plain(value: Any) -> Any:
+    """yaql's sets, tuples and frozen dicts as the JSON shapes templates carry."""
+    if isinstance(value, str | bytes | int | float | bool) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return sorted((_plain(v) for v in value), key=repr)
+    if isinstance(value, Iterable):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _yaql_shape(args: Any) -> None:
+    if not isinstance(args, dict):
+        raise _fail('Arguments to "yaql" must be a map.')
+    if "expression" not in args or set(args) - {"expression", "data"}:
+        raise _fail(f'"yaql" syntax should be {_YAQL_EXAMPLE}')
+    if not _unevaluated(args["expression"]):
+        _yaql_parse(args["expression"])
+
+
 #: function name → what it computes from evaluated arguments.
 EVALUATORS: Final[dict[str, Callable[[Any], Any]]] = {
     "list_join": list_join,
@@ -384,6 +457,7 @@ EVALUATORS: Final[dict[str, Callable[[Any], Any]]] = {
     "filter": filter_values,
     "contains": contains,
     "repeat": repeat,
+    "yaql": yaql_value,
 }
 
 # --- checks when a call is parsed --------------------------------------------------------
@@ -453,9 +527,10 @@ SHAPES: Final[dict[str, Callable[[Any], None]]] = {
     "contains": _list_of("contains", 2, "[value1, [value1, value2]]"),
     "equals": _list_of("equals", 2, "[value_1, value_2]"),
     "make_url": _make_url_shape,
+    "yaql": _yaql_shape,
 }
 
 #: Every function a template may call (names recognised inside `make_url`'s checks).
 _CALL_NAMES: Final = frozenset(
-    {*EVALUATORS, "get_param", "get_resource", "get_attr", "get_file", "if", "yaql", "equals"}
+    {*EVALUATORS, "get_param", "get_resource", "get_attr", "get_file", "if", "equals"}
 )

@@ -251,6 +251,8 @@ class _Conditions:
             return all(self.enabled(self._evaluate(a)) for a in args)
         if name == "or":
             return any(self.enabled(self._evaluate(a)) for a in args)
+        if name == "yaql":
+            return EVALUATORS[name](self._value(args))
         if name in ("equals", "contains"):
             values = [self._value(a) for a in args]
             return EVALUATORS[name](values) if name == "contains" else values[0] == values[1]

@@ -2,8 +2,7 @@
 
 Heat lists these at `GET /v1/{project_id}/template_versions`; the descriptions are the
 first lines of Heat's own function docstrings, so clients show the same text. Warden
-lists only the functions it evaluates (not `yaql` nor `resource_facade`, nor the CFN
-formats).
+lists only the functions it evaluates (not `resource_facade`, nor the CFN formats).
 """
 
 from __future__ import annotations
@@ -45,6 +44,7 @@ FUNCTIONS: Final[dict[str, tuple[str, str]]] = {
     "str_split": ("2015-10-15", "A function for splitting delimited strings into a list."),
     "map_merge": ("2016-04-08", "A function for merging maps."),
     "map_replace": ("2016-10-14", "A function for performing substitutions on maps."),
+    "yaql": ("2016-10-14", "A function for executing a yaql expression."),
     "if": ("2016-10-14", "A function to return corresponding value based on condition evaluation."),
     "filter": ("2017-02-24", "A function for filtering out values from lists."),
     "str_replace_strict": ("2017-02-24", "A function for performing string substitutions."),
@@ -65,6 +65,7 @@ CONDITION_FUNCTIONS: Final[dict[str, tuple[str, str]]] = {
     "not": ("2016-10-14", "A function that acts as a NOT operator on a condition."),
     "and": ("2016-10-14", "A function that acts as an AND operator on conditions."),
     "or": ("2016-10-14", "A function that acts as an OR operator on conditions."),
+    "yaql": ("2017-09-01", FUNCTIONS["yaql"][1]),
     "contains": FUNCTIONS["contains"],
 }
 

@@ -54,6 +54,7 @@ SIZED: dict[str, Any] = {
         "vm": {"value": {"get_resource": "vm"}, "condition": "prod"},
         "note": {"value": {"get_attr": ["note", "output"]}},
         "ports": {"value": {"repeat": {"template": "p%n%", "for_each": {"%n%": [80, 443]}}}},
+        "total": {"value": {"yaql": {"expression": "$.data.sum()", "data": [3, 2, 1]}}},
     },
 }
 
@@ -66,7 +67,7 @@ async def test_parameters_decide_what_the_stack_holds(harness: Harness) -> None:
     assert sorted(rows) == ["note", "vm"]
     vm = rows["vm"].physical_id or ""
     assert harness.cloud.servers[vm].status == "ACTIVE"
-    assert stack.outputs == {"vm": vm, "note": f"vm={vm}", "ports": ["p80", "p443"]}
+    assert stack.outputs == {"vm": vm, "note": f"vm={vm}", "ports": ["p80", "p443"], "total": 6}
 
     await send(handle, "update", StackOperationRequest(existing=True, parameters={"env": "dev"}))
     stack = await stack_settles(harness, stack_id)
@@ -74,7 +75,7 @@ async def test_parameters_decide_what_the_stack_holds(harness: Harness) -> None:
     rows = resources(harness, stack_id)
     assert sorted(rows) == ["note", "scratch"]
     assert vm not in harness.cloud.servers  # its condition turned false: deleted
-    assert stack.outputs == {"vm": None, "note": "dev-box", "ports": ["p80", "p443"]}
+    assert stack.outputs == {"vm": None, "note": "dev-box", "ports": ["p80", "p443"], "total": 6}
 
 
 async def test_a_reference_to_a_disabled_resource_is_refused_before_anything_runs(

@@ -194,3 +194,24 @@ def test_a_function_newer_than_the_template_version_is_refused(version: str, exp
 
 def test_release_names_count_as_their_dates() -> None:
     assert value({"list_concat": [[1], [2]]}, version="pike") == [1, 2]
+
+
+def test_yaql_evaluates_on_data_and_has_no_clock_nor_dice() -> None:
+    expr = {"yaql": {"expression": "$.data.var1.sum()", "data": {"var1": [3, 2, 1]}}}
+    assert value(expr) == 6
+    keys = {"yaql": {"expression": "$.data.m.keys()", "data": {"m": {"b": 1, "a": 2}}}}
+    assert value(keys) == ["a", "b"]
+    from_param = {
+        "yaql": {"expression": "$.data.n.select($ * 2)", "data": {"n": {"get_param": "n"}}}
+    }
+    assert value(from_param, {"n": [1, 2]}) == [2, 4]
+    for name in ("now()", "random()"):
+        with pytest.raises(InvalidRequest, match=f'Unknown function "{name[:-2]}"'):
+            value({"yaql": {"expression": name}})
+    with pytest.raises(InvalidRequest, match="Bad expression"):
+        load_template(
+            {
+                "heat_template_version": "2016-10-14",
+                "outputs": {"o": {"value": {"yaql": {"expression": "$.("}}}},
+            }
+        )

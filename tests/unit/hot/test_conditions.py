@@ -189,3 +189,18 @@ def test_a_condition_read_from_a_parameter_must_be_a_boolean() -> None:
     raw = {**raw, "resources": {"a": raw["resources"]["a"]}}  # loads cache by identity
     assert list(seen(raw, flag=False).resources) == []
     assert list(seen(raw).resources) == ["a"]
+
+
+def test_a_condition_may_ask_yaql_from_hot_2017_09_01() -> None:
+    raw = template(
+        heat_template_version="2017-09-01",
+        parameters={"n": {"type": "number", "default": 3}},
+        conditions={
+            "many": {"yaql": {"expression": "$.data.n > 2", "data": {"n": {"get_param": "n"}}}}
+        },
+        resources={"a": {"type": NONE, "condition": "many"}},
+    )
+    assert list(seen(raw).resources) == ["a"]
+    assert list(seen(raw, n=1).resources) == []
+    with pytest.raises(InvalidRequest, match='The function "yaql" is invalid in this context'):
+        load_template({**raw, "heat_template_version": "2016-10-14"})
