@@ -14,6 +14,7 @@ from api.schemas.stacks import HeatInputs, StackCreate
 from api.temporal import TemporalGateway
 from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.hot.environment import (
+    environment_breakpoints,
     expand_template,
     merge_environments,
     parse_environment,
@@ -89,9 +90,8 @@ async def create_stack(
     """Start the stack's entity workflow with its `create` update."""
     if body.template is None:
         raise InvalidRequest("Need more arguments: a template is required")
-    template, parameters = prepared_template(
-        body.template, body, heat_environment(body), body.parameters
-    )
+    env = heat_environment(body)
+    template, parameters = prepared_template(body.template, body, env, body.parameters)
     taken: list[StackRecord] = await db.run(find_stacks_named, caller.project_id, body.stack_name)
     if any(s.parent_id is None for s in taken):
         raise Conflict(f"The Stack ({body.stack_name}) already exists.")
@@ -120,7 +120,12 @@ async def create_stack(
     accepted = await temporal.call(
         client.execute_update_with_start_workflow(
             StackOperations.create.name,
-            StackOperationRequest(action_id=action_id, template=template, parameters=parameters),
+            StackOperationRequest(
+                action_id=action_id,
+                template=template,
+                parameters=parameters,
+                hooks=environment_breakpoints(env),
+            ),
             start_workflow_operation=start,
             id=action_id,
             result_type=StackOperations.create.answer,

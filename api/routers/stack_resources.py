@@ -28,7 +28,7 @@ from api.schemas.stacks import StackOutput, output_description
 from api.stack_service import new_action_id, send_stack_update
 from api.urls import api_base
 from domain.errors import NotFound
-from domain.stack.requests import MarkResourceRequest, ResourceSignalRequest
+from domain.stack.requests import MarkResourceRequest, ResourceSignalRequest, UnsetHookRequest
 from store.events import list_events
 from store.stacks import StackRecord, list_child_stacks, list_stack_resources
 from workflows.stack.messages import StackOperations
@@ -133,8 +133,17 @@ async def signal_resource_route(
     body: Annotated[dict[str, Any] | None, Body()] = None,
 ) -> Response:
     """Signal a scaling policy: its group resizes (400 for a resource that takes no signal,
-    409 while the stack is busy or locked)."""
+    409 while the stack is busy or locked). `{"unset_hook": hook}` clears a breakpoint
+    hook the running operation waits at."""
     record = await stack.load()
+    if body and "unset_hook" in body:
+        clear = UnsetHookRequest(
+            action_id=new_action_id(),
+            resource_name=resource_name,
+            hook=str(body["unset_hook"])[:32],
+        )
+        await send_stack_update(temporal, record, StackOperations.unset_hook, clear)
+        return Response(status_code=status.HTTP_200_OK)
     request = ResourceSignalRequest(
         action_id=new_action_id(), resource_name=resource_name, details=body or {}
     )

@@ -39,6 +39,7 @@ from api.stack_service import (
 )
 from api.urls import api_base
 from domain.errors import InvalidRequest
+from domain.hot.environment import environment_breakpoints
 from domain.stack.preview import NO_ID as PREVIEW_ID
 from domain.stack.preview import preview_resources
 from domain.stack.preview import pseudo as preview_pseudo
@@ -134,9 +135,8 @@ async def update_stack_route(
     record = await stack.load()
     if body.template is None:
         raise InvalidRequest("Need more arguments: a template is required")
-    template, parameters = prepared_template(
-        body.template, body, heat_environment(body), body.parameters
-    )
+    env = heat_environment(body)
+    template, parameters = prepared_template(body.template, body, env, body.parameters)
     request = StackOperationRequest(
         action_id=new_action_id(),
         template=template,
@@ -144,6 +144,7 @@ async def update_stack_route(
         timeout_mins=body.timeout_mins,
         disable_rollback=body.disable_rollback,
         tags=body.tag_list(),
+        hooks=environment_breakpoints(env),
     )
     await send_stack_update(temporal, record, Ops.update, request)
     return Response(status_code=status.HTTP_202_ACCEPTED)
@@ -172,6 +173,7 @@ async def patch_stack_route(
         disable_rollback=body.disable_rollback,
         tags=body.tag_list(),
         existing=True,
+        hooks=environment_breakpoints(env) or None,
     )
     await send_stack_update(temporal, record, Ops.update, request)
     return Response(status_code=status.HTTP_202_ACCEPTED)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 from urllib.parse import quote
 
 from pydantic import BaseModel, Field, field_validator
@@ -11,6 +11,9 @@ from pydantic import BaseModel, Field, field_validator
 from api.schemas.common import StrictModel
 from api.schemas.stacks import Link, StackOutput, stack_href
 from domain.stack.resource_types import STACK as STACK_TYPE
+from domain.stack.types.nested_stack import nested_stack_name
+from domain.stack.types.resource_group import NAME as RESOURCE_GROUP
+from domain.stack.types.scaling_group import NAME as AUTO_SCALING_GROUP
 from store.events import EventRecord
 from store.stacks import StackRecord, StackResourceRecord
 
@@ -55,8 +58,21 @@ class ResourcePublic(BaseModel):
             links=[
                 Link(href=f"{stack_url}/resources/{quote(record.name, safe='')}"),
                 Link(href=stack_url, rel="stack"),
+                *_nested_link(record, stack, base),
             ],
         )
+
+
+#: Types whose resource is a nested stack of its own (its id is the resource's id).
+_NESTED_TYPES: Final = frozenset({STACK_TYPE, RESOURCE_GROUP, AUTO_SCALING_GROUP})
+
+
+def _nested_link(record: StackResourceRecord, stack: StackRecord, base: str) -> list[Link]:
+    """Heat's `nested` link, once the resource's nested stack has been started."""
+    if record.type not in _NESTED_TYPES or record.action == "INIT" or not record.resource_id:
+        return []
+    name = nested_stack_name(stack.name, record.name, record.resource_id)
+    return [Link(href=stack_href(base, stack.project_id, name, record.resource_id), rel="nested")]
 
 
 class ResourceEnvelope(BaseModel):

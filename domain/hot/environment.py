@@ -25,6 +25,7 @@ from domain.errors import InvalidRequest
 from domain.hot.parameters import mapping_at, plain_value
 from domain.hot.template import parse_template_text
 from domain.hot.yaml_format import load_yaml
+from domain.stack.hooks import Breakpoints, parse_breakpoints
 from domain.stack.resource_types import RESOURCE_TYPES, STACK
 
 ENVIRONMENT_SECTIONS: Final = frozenset(
@@ -58,15 +59,18 @@ def parse_environment(raw: Any) -> dict[str, Any]:
     registry = env.get("resource_registry") or {}
     for key, target in registry.items():
         if key == "resources":
-            raise InvalidRequest(
-                "environment.resource_registry.resources: per-resource registry entries "
-                "(hooks, overrides) are not supported by Warden"
-            )
+            parse_breakpoints(target)
+            continue
         if not isinstance(target, str) or not target:
             raise InvalidRequest(
                 f"environment.resource_registry.{key}: must name a resource type or a file"
             )
     return env
+
+
+def environment_breakpoints(env: Mapping[str, Any]) -> Breakpoints:
+    """The breakpoint hooks of a (merged) environment's `resource_registry.resources`."""
+    return parse_breakpoints((env.get("resource_registry") or {}).get("resources"))
 
 
 def merge_environments(envs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -105,7 +109,9 @@ class _Expander:
             if not isinstance(content, str):
                 raise InvalidRequest(f"files.{name}: must be the file's text")
         self.files = files
-        self.registry: dict[str, str] = dict(env.get("resource_registry") or {})
+        self.registry: dict[str, str] = {
+            k: v for k, v in (env.get("resource_registry") or {}).items() if k != "resources"
+        }
         self.defaults: dict[str, Any] = dict(env.get("parameter_defaults") or {})
 
     def template(self, template: dict[str, Any], nesting: int) -> dict[str, Any]:

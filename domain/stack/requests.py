@@ -31,6 +31,8 @@ class StackOperationRequest(BaseModel):
     notify: str | None = None
     #: A scaling group's nested stack: resize to this (it picks the victims itself).
     group: GroupSpec | None = None
+    #: The environment's breakpoint hooks (`domain.stack.hooks`); None keeps the stack's.
+    hooks: dict[str, Any] | None = None
 
 
 class LockStackRequest(BaseModel):
@@ -64,6 +66,16 @@ class MarkResourceRequest(BaseModel):
     resource_name: str
     mark_unhealthy: bool
     resource_status_reason: str = ""
+
+
+class UnsetHookRequest(BaseModel):
+    """`{"unset_hook": hook}` signalled to a resource paused at that hook."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action_id: str | None = None
+    resource_name: str
+    hook: str
 
 
 class ResourceSignalRequest(BaseModel):

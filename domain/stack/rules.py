@@ -19,12 +19,14 @@ from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.guards import ensure_idle, locked_conflict
 from domain.hot.template import Template, conditioned, load_template, resolve_parameters
 from domain.stack.groups import GroupMember, group_target, scaled_size
+from domain.stack.hooks import check_unset_hook
 from domain.stack.requests import (
     LockStackRequest,
     MarkResourceRequest,
     ResourceSignalRequest,
     ScalingPlan,
     StackOperationRequest,
+    UnsetHookRequest,
 )
 from domain.stack.resource_types import AUTO_SCALING_GROUP, SCALING_POLICY
 from domain.stack.state import (
@@ -135,6 +137,14 @@ def ensure_can_cancel_update(state: StackState, req: StackOperationRequest | Non
             f"Cancelling update when stack is {state.stack_status} is not allowed; "
             f"it must be UPDATE_IN_PROGRESS."
         )
+
+
+def ensure_can_unset_hook(state: StackState, req: UnsetHookRequest) -> None:
+    """Heat's checks of `unset_hook`: a hook type the resource has, on a busy stack
+    (only a running operation waits at a hook)."""
+    check_unset_hook(state.hooks, req.resource_name, req.hook)
+    if state.busy is None:
+        raise InvalidRequest(f'The "{req.hook}" hook is not defined on {req.resource_name}')
 
 
 def ensure_can_signal(state: StackState, req: ResourceSignalRequest) -> None:

@@ -153,6 +153,8 @@ class StackState(BaseModel):
     disable_rollback: bool = True
     #: Heat's stack tags (None: none given).
     tags: list[str] | None = None
+    #: The environment's breakpoint hooks (`domain.stack.hooks.Breakpoints`).
+    hooks: dict[str, Any] = Field(default_factory=dict)
     action: StackAction = StackAction.INIT
     status: Status = Status.COMPLETE
     status_reason: str = "Stack is initializing"

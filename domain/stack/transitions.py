@@ -57,6 +57,7 @@ def accepted(
             if req.disable_rollback is None
             else req.disable_rollback,
             "tags": tags_after(state, op, req),
+            "hooks": state.hooks if req.hooks is None else req.hooks,
         }
     )
 

@@ -7,6 +7,7 @@ GET reads are proven together — what tests/api's Temporal-less `api` fixture c
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -241,3 +242,59 @@ async def test_an_events_detail_names_its_resource_type(running_warden: InProces
             name,
             kind,
         )
+
+
+async def test_a_nested_stack_pauses_at_its_hook_until_a_signal_clears_it(
+    running_warden: InProcessWarden,
+) -> None:
+    """heat-tempest-plugin's test_hook_pre_create_nested: the environment's hook reaches
+    the nested stack, found through the resource's `nested` link, and the signal route's
+    `unset_hook` clears it."""
+    api = running_warden.api
+    steps = {
+        "heat_template_version": "2014-10-16",
+        "resources": {
+            "one": {"type": "OS::Heat::RandomString"},
+            "two": {"type": "OS::Heat::RandomString", "depends_on": "one"},
+        },
+    }
+    body = {
+        "stack_name": "hooked",
+        "template": {
+            "heat_template_version": "2014-10-16",
+            "resources": {"inner": {"type": "inner.yaml"}},
+        },
+        "files": {"inner.yaml": json.dumps(steps)},
+        "environment": {
+            "resource_registry": {"resources": {"inner": {"two": {"hooks": "pre-create"}}}}
+        },
+    }
+    created = await api.post(STACKS, json=body)
+    assert created.status_code == 201, created.text
+    url = f"{STACKS}/hooked/{created.json()['stack']['id']}"
+
+    async def nested_url() -> str | None:
+        shown = await api.get(f"{url}/resources/inner")
+        if shown.status_code == 404:
+            return None  # not projected yet
+        links = shown.json()["resource"]["links"]
+        nested = [link["href"] for link in links if link["rel"] == "nested"]
+        return "/".join(["/v1/demo/stacks", *nested[0].split("/")[-2:]]) if nested else None
+
+    inner = await eventually(nested_url, timeout=30, what="the nested stack's link")
+
+    async def paused() -> bool:
+        events = (await api.get(f"{inner}/resources/two/events")).json().get("events") or []
+        return any(
+            e["resource_status_reason"] == "CREATE paused until Hook pre-create is cleared"
+            for e in events
+        )
+
+    await eventually(paused, timeout=30, what="the pause event")
+    assert (await resource(api, inner, "two"))["resource_status"] == "INIT_COMPLETE"
+    refused = await api.post(f"{inner}/resources/one/signal", json={"unset_hook": "pre-create"})
+    assert_error(refused, 400, 'The "pre-create" hook is not defined on one')
+    cleared = await api.post(f"{inner}/resources/two/signal", json={"unset_hook": "pre-create"})
+    assert cleared.status_code == 200, cleared.text
+    stack = await settled(api, url)
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]

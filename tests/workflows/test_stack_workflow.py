@@ -63,6 +63,7 @@ async def create_stack(
     parameters: dict[str, Any] | None = None,
     disable_rollback: bool = True,
     wait: bool = True,
+    hooks: dict[str, Any] | None = None,
 ) -> tuple[WorkflowHandle[Any, Any], str]:
     stack_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
     start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
@@ -80,7 +81,9 @@ async def create_stack(
     )
     await h.env.client.execute_update_with_start_workflow(
         "create",
-        StackOperationRequest(action_id=action_id, template=template, parameters=parameters),
+        StackOperationRequest(
+            action_id=action_id, template=template, parameters=parameters, hooks=hooks
+        ),
         start_workflow_operation=start,
         id=action_id,
         result_type=StackAccepted,

@@ -18,6 +18,7 @@ from domain.stack.requests import (
     ResourceSignalRequest,
     StackAccepted,
     StackOperationRequest,
+    UnsetHookRequest,
 )
 from domain.stack.rules import (
     ensure_can_cancel_update,
@@ -26,6 +27,7 @@ from domain.stack.rules import (
     ensure_can_run,
     ensure_can_signal,
     ensure_can_unlock,
+    ensure_can_unset_hook,
 )
 from domain.stack.state import StackAction, StackOperation, StackState
 from workflows.operation import Operation
@@ -119,6 +121,11 @@ class StackOperations:
     signal: Final = Operation(
         "signal", StackAction.UPDATE, ResourceSignalRequest, StackAccepted, ensure_can_signal,
         doc="A scaling policy fired: resize its group (refused while busy or locked).",
+    )  # fmt: skip
+    unset_hook: Final = Operation(
+        "unset_hook", StackAction.UPDATE, UnsetHookRequest, StackAccepted,
+        ensure_can_unset_hook, signal=False, child=False,
+        doc="Clear a breakpoint hook a running operation waits at (`{\"unset_hook\": …}`).",
     )  # fmt: skip
     mark_unhealthy: Final = Operation(
         "mark_unhealthy", ActionName.STACK_MARK_UNHEALTHY.value, MarkResourceRequest,

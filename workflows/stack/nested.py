@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
         StackState,
         Status,
     )
+    from domain.stack.types.nested_stack import nested_stack_name
     from workflows import ids
     from workflows.search_attributes import warden_attributes
     from workflows.stack.messages import STACK_WORKFLOW, NestedOutcome, StackInput
@@ -68,10 +69,14 @@ class NestedContext(Protocol):
         """Show what resource `name`'s step is doing now (a roll's batch) in the UI."""
         ...
 
+    def breakpoints(self, name: str) -> dict[str, Any]:
+        """The breakpoint hooks the nested stack of resource `name` inherits."""
+        ...
+
 
 def nested_name(parent: StackSpec, resource: str, resource_id: str) -> str:
     """Heat-like name of a nested stack: `<parent>-<resource>-<short id>`."""
-    return f"{parent.name}-{resource}-{resource_id.replace('-', '')[:8]}"
+    return nested_stack_name(parent.name, resource, resource_id)
 
 
 def _settled(outcome: NestedOutcome) -> dict[str, Any]:
@@ -162,6 +167,7 @@ async def start_nested(
         busy=op,
         created_at=now,
         updated_at=now,
+        hooks=ctx.breakpoints(resource),
     )
     try:
         await workflow.start_child_workflow(
@@ -208,6 +214,7 @@ async def update_nested(
         template=template_object(props["template"]),
         parameters=dict(props.get("parameters") or {}),
         timeout_mins=props.get("timeout"),
+        hooks=ctx.breakpoints(current.name),
     )
     return _settled(await ask_nested(ctx, current.physical_id or "", "update", request))
 

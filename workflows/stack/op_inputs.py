@@ -31,6 +31,7 @@ def operation_input(s: StackState, op: StackOperation) -> StackOpInput:
         lock=op.lock or s.lock,
         group_sizes=op.group_sizes,
         timeout_s=s.timeout_mins * 60 if s.timeout_mins else None,
+        hooks=s.hooks,
     )
 
 

@@ -11,6 +11,8 @@ with workflow.unsafe.imports_passed_through():
     from domain.stack.state import ResourceState, StackAction, StackLock, StackSpec
 
 EMPTY_TEMPLATE: dict[str, Any] = {"heat_template_version": "2021-04-16"}
+#: The signal that clears a breakpoint hook a step of the operation waits at.
+UNSET_HOOK = "unset_hook"
 
 
 class StackOpInput(BaseModel):
@@ -31,6 +33,8 @@ class StackOpInput(BaseModel):
     #: Scaling groups to resize (a scaling signal), by resource name.
     group_sizes: dict[str, int] = Field(default_factory=dict)
     timeout_s: int | None = None
+    #: The stack's breakpoint hooks (`domain.stack.hooks`): where the operation pauses.
+    hooks: dict[str, Any] = Field(default_factory=dict)
 
 
 class StackOpResult(BaseModel):

@@ -31,12 +31,19 @@ with workflow.unsafe.imports_passed_through():
         resolve_properties,
         static_properties,
     )
+    from domain.stack.hooks import hooks_of
     from domain.stack.plan import ChangeKind, CurrentResource, UpdatePlan, plan_update
+    from domain.stack.requests import UnsetHookRequest
     from domain.stack.resource_types import resource_type
     from domain.stack.state import ResourceState, StackAction, Status, pseudo_parameters
     from workflows.search_attributes import WARDEN_STATUS
     from workflows.stack.messages import NESTED_FINISHED, NestedOutcome
-    from workflows.stack.op_messages import EMPTY_TEMPLATE, StackOpInput, StackOpResult
+    from workflows.stack.op_messages import (
+        EMPTY_TEMPLATE,
+        UNSET_HOOK,
+        StackOpInput,
+        StackOpResult,
+    )
     from workflows.stack.records import new_id
     from workflows.stack.resources.base import ResourceFailed
     from workflows.stack.resources.registry import act_on_resource, handler_for
@@ -53,6 +60,11 @@ class StackOperationWorkflow(StackWalk):
     def nested_finished(self, outcome: NestedOutcome) -> None:
         """A nested stack's answer to one of this operation's requests."""
         self.nested[outcome.action_id] = outcome
+
+    @workflow.signal(name=UNSET_HOOK)
+    def unset_hook(self, req: UnsetHookRequest) -> None:
+        """`{"unset_hook": hook}`: a resource paused at that hook goes on."""
+        self._paused.discard((req.resource_name, req.hook))
 
     @workflow.signal(name="cancel")
     def cancel(self, reason: str) -> None:
@@ -77,6 +89,8 @@ class StackOperationWorkflow(StackWalk):
         #: Resources whose definition in the stack's current template says
         #: `deletion_policy: Retain`: their physical side outlives their deletion.
         self._retained: frozenset[str] = frozenset()
+        #: (resource, hook) where a step waits for `unset_hook` (Heat's breakpoints).
+        self._paused: set[tuple[str, str]] = set()
 
     @workflow.run
     async def run(self, inp: StackOpInput) -> StackOpResult:
@@ -212,11 +226,85 @@ class StackOperationWorkflow(StackWalk):
         name: str,
         requires: frozenset[str],
     ) -> bool:
-        change = plan.changes[name]
         definition = tpl.resources[name]
         current = self.resources.get(name)
         if definition.external_id is not None or (current and current.external_id):
             return await self._external(definition, current)
+        hooks = hooks_of(self._inp().hooks, name)
+        if hooks:
+            return await self._converge_with_hooks(tpl, params, plan, name, requires, hooks)
+        return await self._converge_step(tpl, params, plan, name, requires)
+
+    async def _converge_with_hooks(
+        self,
+        tpl: Template,
+        params: dict[str, Any],
+        plan: UpdatePlan,
+        name: str,
+        requires: frozenset[str],
+        hooks: set[str],
+    ) -> bool:
+        """`_converge_step` between the resource's breakpoint hooks (Heat pauses at an
+        update's pre-update hook even when the resource does not change)."""
+        current = self.resources.get(name)
+        creating = current is None or current.physical_id is None
+        updating = not creating and self._inp().action == StackAction.UPDATE
+        if creating and "pre-create" in hooks:
+            waiting = current or self._fresh(name, tpl.resources[name].type, None, {}, {})
+            self.resources[name] = waiting
+            self._emit(waiting, "state changed")
+            go_on = await self._pause(waiting, StackAction.CREATE, "pre-create")
+            if current is None:
+                del self.resources[name]
+            if not go_on:
+                return False
+        pre_update = updating and "pre-update" in hooks and current is not None
+        if (
+            pre_update
+            and current
+            and not await self._pause(current, StackAction.UPDATE, "pre-update")
+        ):
+            return False
+        if not await self._converge_step(tpl, params, plan, name, requires):
+            return False
+        after = self.resources.get(name)
+        post = "post-create" if creating else "post-update" if updating else None
+        if post in hooks and after is not None:
+            return await self._pause(after, after.action, post)
+        return True
+
+    async def _pause(self, resource: ResourceState, action: StackAction, hook: str) -> bool:
+        """Wait at `hook` until `unset_hook` clears it (False: the operation stopped)."""
+        key = (resource.name, hook)
+        self._paused.add(key)
+        self._emit_event(
+            resource,
+            resource.action,
+            resource.status,
+            f"{action.value} paused until Hook {hook} is cleared",
+        )
+        self.progress(resource.name, f"paused until Hook {hook} is cleared")
+        await workflow.wait_condition(lambda: key not in self._paused or bool(self.stopping()))
+        self.progress(resource.name, "")
+        shown = self.resources.get(resource.name, resource)
+        if key in self._paused:
+            self._paused.discard(key)
+            self._emit_event(shown, shown.action, shown.status, "Failure occurred while waiting.")
+            return False
+        self._emit_event(shown, shown.action, shown.status, f"Hook {hook} is cleared")
+        return True
+
+    async def _converge_step(
+        self,
+        tpl: Template,
+        params: dict[str, Any],
+        plan: UpdatePlan,
+        name: str,
+        requires: frozenset[str],
+    ) -> bool:
+        change = plan.changes[name]
+        definition = tpl.resources[name]
+        current = self.resources.get(name)
         kind, reason = change.kind, change.reason
         forced = name in self.force_update and kind == ChangeKind.KEEP
         if forced:
@@ -378,6 +466,10 @@ class StackOperationWorkflow(StackWalk):
 
     async def _delete_one(self, name: str) -> bool:
         current = self.resources[name]
+        hooks = hooks_of(self._inp().hooks, name)
+        pre_delete = "pre-delete" in hooks
+        if pre_delete and not await self._pause(current, StackAction.DELETE, "pre-delete"):
+            return False
         self._set(current, StackAction.DELETE, Status.IN_PROGRESS, "state changed")
         try:
             await self._delete_physical(current)
@@ -392,6 +484,8 @@ class StackOperationWorkflow(StackWalk):
         )
         del self.resources[name]
         self._emit(gone, "state changed", deleted=True)
+        if "post-delete" in hooks:
+            return await self._pause(gone, StackAction.DELETE, "post-delete")
         return True
 
     async def _clean_up_replaced(self) -> None:

@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
         ResourceSignalRequest,
         StackAccepted,
         StackOperationRequest,
+        UnsetHookRequest,
     )
     from domain.stack.rules import ensure_can_mark, plan_scaling_signal, target_of
     from domain.stack.state import StackAction, StackOperation, StackState
@@ -36,6 +37,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.stack.messages import NESTED_FINISHED, NestedOutcome, StackInput
     from workflows.stack.nested import member_name
     from workflows.stack.op_inputs import nested_outcome, operation_input, rollback_input
+    from workflows.stack.op_messages import UNSET_HOOK
     from workflows.stack.operation import (
         EMPTY_TEMPLATE,
         StackOperationWorkflow,
@@ -122,6 +124,23 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             except FailureError as err:
                 workflow.logger.info(
                     "cancel of stack %s not delivered: %s", self.state.spec.stack_id, err
+                )
+            return StackAccepted(action_id=action_id, stack_status=self.state.stack_status)
+
+    async def clear_hook(self, op: StackOp, req: UnsetHookRequest) -> StackAccepted:
+        """Pass `unset_hook` to the running operation (Heat's breakpoint signal)."""
+        async with self.mutex:
+            self._checked(lambda: op.rule(self.state, req))
+            assert self.state.busy is not None
+            action_id = self.state.busy.action_id
+            handle = workflow.get_external_workflow_handle(
+                ids.stack_operation(self.state.spec.stack_id, action_id)
+            )
+            try:
+                await handle.signal(UNSET_HOOK, req)
+            except FailureError as err:
+                workflow.logger.info(
+                    "unset_hook of stack %s not delivered: %s", self.state.spec.stack_id, err
                 )
             return StackAccepted(action_id=action_id, stack_status=self.state.stack_status)
 

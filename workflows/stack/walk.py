@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.events import Event
     from domain.hot.functions import ResolvedResources
     from domain.projection import ChangeSet, ResourceKey, ResourceSnapshot, split_by_size
+    from domain.stack.hooks import nested_breakpoints
     from domain.stack.state import ResourceState, StackAction, StackSpec, Status
     from workflows.entity import record
     from workflows.stack.messages import NestedOutcome
@@ -86,6 +87,10 @@ class StackWalk:
         """Show what resource `name`'s step is doing now (a roll's batch) in the UI."""
         self.notes[name] = note
         self._show(self.total)
+
+    def breakpoints(self, name: str) -> dict[str, Any]:
+        """The breakpoint hooks the nested stack of resource `name` inherits."""
+        return nested_breakpoints(self._inp().hooks, name)
 
     def _inp(self) -> StackOpInput:
         assert self.inp is not None

@@ -32,6 +32,7 @@ class StackWorkflow(StackSpine):
     unlock, unlock_signal = update_and_signal(Ops.unlock, StackSpine.accept)
     cancel_update = update_handler(Ops.cancel_update, StackSpine.cancel_running)
     signal, signal_twin = update_and_signal(Ops.signal, StackSpine.scale)
+    unset_hook = update_handler(Ops.unset_hook, StackSpine.clear_hook)
     mark_unhealthy, mark_unhealthy_signal = update_and_signal(Ops.mark_unhealthy, StackSpine.mark)
 
     @workflow.init

@@ -8,6 +8,13 @@ from domain.hot.properties import ResourceType, prop
 
 NAME: Final = "OS::Heat::Stack"
 
+
+def nested_stack_name(parent: str, resource: str, resource_id: str) -> str:
+    """Heat-like name of a nested stack: `<parent>-<resource>-<short id>` (its id is the
+    resource's id)."""
+    return f"{parent}-{resource}-{resource_id.replace('-', '')[:8]}"
+
+
 TYPE: Final = ResourceType(
     name=NAME,
     properties={

@@ -72,7 +72,10 @@ def test_get_file_inlines_the_text_and_a_missing_file_is_a_400() -> None:
         ({"nonsense": {}}, 'wrong section "nonsense"'),
         ({"parameters": []}, "environment.parameters: must be a mapping"),
         ({"resource_registry": {"A::B": 3}}, "must name a resource type or a file"),
-        ({"resource_registry": {"resources": {"x": {}}}}, "per-resource registry"),
+        (
+            {"resource_registry": {"resources": {"x": {"A::B": "c.yaml"}}}},
+            "per-resource type overrides",
+        ),
         ("a: [unclosed", "environment: not valid YAML"),
     ],
 )
