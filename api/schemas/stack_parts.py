@@ -45,7 +45,7 @@ class ResourcePublic(BaseModel):
             resource_name=record.name,
             logical_resource_id=record.name,
             resource_type=record.type,
-            physical_resource_id=record.physical_id or "",
+            physical_resource_id=record.physical_id or _nested_id(record) or "",
             resource_status=f"{record.action}_{record.status}",
             resource_status_reason=record.status_reason,
             required_by=record.required_by,
@@ -67,12 +67,21 @@ class ResourcePublic(BaseModel):
 _NESTED_TYPES: Final = frozenset({STACK_TYPE, RESOURCE_GROUP, AUTO_SCALING_GROUP})
 
 
+def _nested_id(record: StackResourceRecord) -> str | None:
+    """The id of the resource's nested stack once it has been started (its id is the
+    resource's): Heat shows it as the physical id from then on, before it completes."""
+    if record.type not in _NESTED_TYPES or record.action == "INIT" or not record.resource_id:
+        return None
+    return record.resource_id
+
+
 def _nested_link(record: StackResourceRecord, stack: StackRecord, base: str) -> list[Link]:
     """Heat's `nested` link, once the resource's nested stack has been started."""
-    if record.type not in _NESTED_TYPES or record.action == "INIT" or not record.resource_id:
+    nested_id = record.physical_id or _nested_id(record)
+    if record.type not in _NESTED_TYPES or not nested_id:
         return []
-    name = nested_stack_name(stack.name, record.name, record.resource_id)
-    return [Link(href=stack_href(base, stack.project_id, name, record.resource_id), rel="nested")]
+    name = nested_stack_name(stack.name, record.name, nested_id)
+    return [Link(href=stack_href(base, stack.project_id, name, nested_id), rel="nested")]
 
 
 class ResourceEnvelope(BaseModel):
