@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -192,9 +193,23 @@ def shown_parameters(template: dict[str, Any], given: dict[str, Any]) -> dict[st
     except InvalidRequest:  # a template this Warden no longer reads: show nothing secret
         return dict.fromkeys(given, "******")
     return {
-        name: "******" if name in loaded.parameters and loaded.parameters[name].hidden else value
+        name: "******"
+        if name in loaded.parameters and loaded.parameters[name].hidden
+        else _heat_text(loaded.parameters[name].type if name in loaded.parameters else "", value)
         for name, value in values.items()
     }
+
+
+def _heat_text(kind: str, value: Any) -> Any:
+    """A parameter's value as Heat shows it on a stack: text (`str()` of the value, a
+    list joined with commas, JSON as JSON)."""
+    if value is None or isinstance(value, str):
+        return value
+    if kind == "comma_delimited_list" and isinstance(value, list):
+        return ",".join(str(item) for item in value)
+    if kind == "json" or isinstance(value, dict | list):
+        return json.dumps(value)
+    return str(value)
 
 
 class StackEnvelope(BaseModel):
