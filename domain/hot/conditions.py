@@ -20,7 +20,13 @@ from typing import Any, Final
 
 from domain.errors import InvalidRequest
 from domain.hot.builtins import EVALUATORS, SHAPES
-from domain.hot.functions import get_param_value, references, static_value
+from domain.hot.functions import (
+    get_param_value,
+    outer_properties,
+    references,
+    static_value,
+    with_member_inner_part,
+)
 from domain.hot.parts import OutputDef, ResourceDef, TemplateShape
 from domain.hot.versions import CONDITION_FUNCTIONS as CONDITION_DOCS
 
@@ -85,7 +91,7 @@ def check_conditions(template: TemplateShape) -> None:
         if res.condition is not None:
             _check_named(template, res.condition, f"resources.{name}.condition")
         for part, value in (
-            ("properties", res.properties),
+            ("properties", outer_properties(res)),
             ("metadata", res.metadata),
             ("update_policy", res.update_policy),
         ):
@@ -300,7 +306,7 @@ def enabled_parts(
     resources = {}
     for name, res in enabled.items():
         update: dict[str, Any] = {
-            "properties": conditions.choose(res.properties),
+            "properties": _chosen_properties(conditions, res),
             "metadata": conditions.choose(res.metadata),
             "update_policy": conditions.choose(res.update_policy),
             "depends_on": tuple(d for d in res.depends_on if d in enabled),
@@ -320,6 +326,19 @@ def enabled_parts(
         _check_enabled_references(value, enabled, f"outputs.{name}")
         outputs[name] = output.model_copy(update={"value": value, "condition": None})
     return resources, outputs
+
+
+def _chosen_properties(conditions: _Conditions, res: ResourceDef) -> dict[str, Any]:
+    """The properties with this template's `if` calls chosen; an inline nested template
+    (a stack's `template`, a group member's) keeps its own, for its own conditions."""
+    values = dict(res.properties)
+    for name, value in outer_properties(res).items():
+        chosen = conditions.choose(value)
+        if chosen is _OMIT:
+            values.pop(name, None)
+        else:
+            values[name] = chosen
+    return with_member_inner_part(res, values)
 
 
 def _check_enabled_references(value: Any, enabled: Mapping[str, Any], where: str) -> None:

@@ -116,12 +116,12 @@ def property_references(resource: ResourceDef) -> dict[str, set[str]]:
     Intrinsics inside an inner template (OS::Heat::Stack `template`, a scaling group's
     `resource`) belong to that template and are not references of this one.
     """
-    found = {name: references(value) for name, value in _outer_properties(resource).items()}
+    found = {name: references(value) for name, value in outer_properties(resource).items()}
     metadata = references(resource.metadata)
     return {**found, "metadata": metadata} if metadata else found
 
 
-def _outer_properties(resource: ResourceDef) -> dict[str, Any]:
+def outer_properties(resource: ResourceDef) -> dict[str, Any]:
     rtype = RESOURCE_TYPES.get(resource.type)
     nested = rtype.nested_properties if rtype else frozenset()
     outer = {
@@ -151,7 +151,7 @@ def _member_outer_part(definition: dict[str, Any]) -> dict[str, Any]:
     return {**definition, "properties": kept}
 
 
-def _with_member_inner_part(resource: ResourceDef, values: dict[str, Any]) -> dict[str, Any]:
+def with_member_inner_part(resource: ResourceDef, values: dict[str, Any]) -> dict[str, Any]:
     """`values` with the member definition's inner template put back as written."""
     rtype = RESOURCE_TYPES.get(resource.type)
     member = rtype.member_definition if rtype else None
@@ -170,7 +170,7 @@ def check_references(template: TemplateShape) -> None:
         path = f"resources.{name}"
         for target in res.depends_on:
             _check_target(template, target, name, f"{path}.depends_on")
-        for prop, value in _outer_properties(res).items():
+        for prop, value in outer_properties(res).items():
             _check_calls(template, value, name, f"{path}.properties.{prop}")
         _check_calls(template, res.metadata, name, f"{path}.metadata")
     for name, output in template.outputs.items():
@@ -382,12 +382,12 @@ def resolve_properties(
     rtype = resource_type(resource.type)
     field = f"resources.{resource.name}.properties"
     values = dict(resource.properties)
-    for name, value in _outer_properties(resource).items():
+    for name, value in outer_properties(resource).items():
         try:
             values[name] = resolve(value, params, resources)
         except InvalidRequest as exc:
             raise InvalidRequest(f"{field}.{name}: {exc.message}") from None
-    return check_properties(rtype, _with_member_inner_part(resource, values), field)
+    return check_properties(rtype, with_member_inner_part(resource, values), field)
 
 
 def static_properties(resource: ResourceDef, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -399,11 +399,11 @@ def static_properties(resource: ResourceDef, params: Mapping[str, Any]) -> dict[
     rtype = resource_type(resource.type)
     field = f"resources.{resource.name}.properties"
     values = dict(resource.properties)
-    for name, value in _outer_properties(resource).items():
+    for name, value in outer_properties(resource).items():
         try:
             values[name] = static_value(value, params)
         except InvalidRequest as exc:
             raise InvalidRequest(f"{field}.{name}: {exc.message}") from None
-    values = _with_member_inner_part(resource, values)
+    values = with_member_inner_part(resource, values)
     computed = {n for n, v in values.items() if has_intrinsic(v) or n in rtype.nested_properties}
     return check_properties(rtype, values, field, computed=computed)

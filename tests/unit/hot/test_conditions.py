@@ -204,3 +204,30 @@ def test_a_condition_may_ask_yaql_from_hot_2017_09_01() -> None:
     assert list(seen(raw, n=1).resources) == []
     with pytest.raises(InvalidRequest, match='The function "yaql" is invalid in this context'):
         load_template({**raw, "heat_template_version": "2016-10-14"})
+
+
+def test_an_inline_nested_template_keeps_its_own_conditions() -> None:
+    inner = {
+        "heat_template_version": "2021-04-16",
+        "parameters": {"size": {"type": "string", "default": "s"}},
+        "conditions": {"big": {"equals": [{"get_param": "size"}, "l"]}},
+        "resources": {"x": {"type": NONE, "condition": "big"}},
+        "outputs": {"o": {"value": {"if": ["big", 1, 2]}}},
+    }
+    raw = template(
+        conditions=ENV_CONDITIONS,
+        resources={
+            "nested": {
+                "type": "OS::Heat::Stack",
+                "properties": {
+                    "template": inner,
+                    "parameters": {"size": {"if": ["prod", "l", "s"]}},
+                },
+            }
+        },
+    )
+    props = seen(raw).resources["nested"].properties
+    assert props["parameters"] == {"size": "l"}  # the outer `if`, chosen by the outer
+    assert props["template"] == inner  # the inner ones wait for the nested stack
+    nested = seen(inner, size="l")
+    assert list(nested.resources) == ["x"] and nested.outputs["o"].value == 1
