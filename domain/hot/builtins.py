@@ -382,7 +382,7 @@ _YAQL_EXAMPLE: Final = "yaql: expression: $.data.var1.sum() data: var1: [3, 2, 1
 
 @cache
 def _yaql() -> tuple[Any, Any]:
-    """The parser and the root context, made once (a fifth of a second).
+    """The parser and the root context, made once (a fifth of a second, at import).
 
     Templates are evaluated in workflow code, so the context has no clock (`datetime`)
     and no `random()`: a yaql expression gives the same value on every replay.
@@ -396,6 +396,11 @@ def _yaql() -> tuple[Any, Any]:
                 layer.delete_function(definition)
         layer = layer.parent
     return parser, context
+
+
+# Made when this module is imported, outside any workflow sandbox: yaql's lexer looks
+# itself up in `sys.modules`, which a sandboxed workflow task does not share.
+_yaql()
 
 
 def _yaql_parse(expression: Any) -> Any:
