@@ -64,6 +64,7 @@ async def create_stack(
     disable_rollback: bool = True,
     wait: bool = True,
     hooks: dict[str, Any] | None = None,
+    tags: list[str] | None = None,
 ) -> tuple[WorkflowHandle[Any, Any], str]:
     stack_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
     start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
@@ -72,6 +73,7 @@ async def create_stack(
             state=StackState(
                 spec=StackSpec(stack_id=stack_id, project_id="p1", name="shop"),
                 disable_rollback=disable_rollback,
+                tags=tags,
             )
         ),
         id=f"stack:{stack_id}",
@@ -635,16 +637,17 @@ GROUP = {
 
 
 async def test_scaling_group_grows_and_sheds_failed_member_first(harness: Harness) -> None:
-    handle, stack_id = await create_stack(harness, GROUP)
+    handle, stack_id = await create_stack(harness, GROUP, tags=["web"])
     stack = await stack_settles(harness, stack_id)
     assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
-    assert stack.outputs == {"size": 2}
+    assert stack.outputs == {"size": 2} and stack.tags == ["web"]
     group = nested_of(harness, stack_id)
     harness.started.append(f"stack:{group.id}")
 
     await send(handle, "signal", ResourceSignalRequest(resource_name="up"))
     stack = await stack_settles(harness, stack_id)
     assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    assert stack.tags == ["web"]  # a scaling signal's update keeps the stack's tags
     members = resources(harness, group.id)
     assert len(members) == 3 and len(harness.cloud.servers) == 3
     # At max_size another "up" changes nothing.

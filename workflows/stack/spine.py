@@ -172,7 +172,9 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
                 f"Stack UPDATE started: signal to {plan.policy} resizes {plan.group} "
                 f"from {plan.current} to {plan.size}"
             )
-            return await self._start(planned, StackOperationRequest(action_id=action_id), reason)
+            # `existing`: the stack's template, tags and hooks stay (a PATCH, not a PUT).
+            keep = StackOperationRequest(action_id=action_id, existing=True)
+            return await self._start(planned, keep, reason)
 
         return await self._perform(op, req, start)
 
