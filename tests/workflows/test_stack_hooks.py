@@ -115,3 +115,24 @@ async def test_unset_hook_is_refused_where_no_hook_waits(harness: Harness) -> No
     with pytest.raises(WorkflowUpdateFailedError) as bad:
         await clear(handle, "foo_step2", "mid-create")
     assert rejection(bad.value) == 'Invalid hook type "mid-create" for foo_step2'
+
+
+async def test_a_stopped_operation_leaves_no_row_for_a_resource_it_never_made(
+    harness: Harness,
+) -> None:
+    failing = {
+        "type": "OS::Heat::TestResource",
+        "depends_on": "foo_step1",
+        "properties": {"fail": True, "wait_secs": 1},
+    }
+    handle, stack_id = await create_stack(
+        harness,
+        {**STEPS, "resources": {**STEPS["resources"], "bad": failing}},
+        wait=False,
+        hooks={"foo_step2": {"hooks": "pre-create"}},
+    )
+    await paused(harness, stack_id, "foo_step2", "CREATE paused until Hook pre-create is cleared")
+    stack = await stack_settles(harness, stack_id)  # `bad` fails: the operation stops
+    assert f"{stack.action}_{stack.status}" == "CREATE_FAILED"
+    assert "foo_step2" not in resources(harness, stack_id)
+    await paused(harness, stack_id, "foo_step2", "Failure occurred while waiting.")

@@ -256,6 +256,8 @@ class StackOperationWorkflow(StackWalk):
             go_on = await self._pause(waiting, StackAction.CREATE, "pre-create")
             if current is None:
                 del self.resources[name]
+                if not go_on:  # never made: no row of it stays behind
+                    self._emit(waiting, "Failure occurred while waiting.", deleted=True)
             if not go_on:
                 return False
         pre_update = updating and "pre-update" in hooks and current is not None
