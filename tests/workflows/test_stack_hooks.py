@@ -125,7 +125,7 @@ async def test_a_stopped_operation_leaves_no_row_for_a_resource_it_never_made(
         "depends_on": "foo_step1",
         "properties": {"fail": True, "wait_secs": 1},
     }
-    handle, stack_id = await create_stack(
+    _, stack_id = await create_stack(
         harness,
         {**STEPS, "resources": {**STEPS["resources"], "bad": failing}},
         wait=False,
