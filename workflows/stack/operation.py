@@ -126,11 +126,12 @@ class StackOperationWorkflow(StackWalk):
             self._fail(err.message)
 
     async def _dispatch_checked(self, inp: StackOpInput) -> None:
-        self._retained = _retained(self._template(inp.old_template))
         if inp.action in (StackAction.CREATE, StackAction.UPDATE, StackAction.ROLLBACK):
+            self._retained = _retained(self._template(inp.old_template))
             await self._converge(inp)
         elif inp.action == StackAction.DELETE:
             old = self._template(inp.old_template)
+            self._retained = _retained(old)
             await self._delete_all(old)
         else:
             await self._act_on_all(inp)
