@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from domain.errors import InvalidRequest
-from domain.hot.builtins import EVALUATORS, SHAPES
+from domain.hot.builtins import EVALUATORS, SHAPES, contains, equals, yaql_value
 from domain.hot.functions import (
     get_param_value,
     outer_properties,
@@ -44,6 +44,8 @@ CONDITIONS_SINCE: Final = "2016-10-14"
 CONDITION_FUNCTIONS: Final[dict[str, str]] = {
     name: since for name, (since, _) in CONDITION_DOCS.items()
 }
+#: The condition functions that compute from values (`not`, `and`, `or` combine conditions).
+CONDITION_EVALUATORS: Final = {"equals": equals, "contains": contains, "yaql": yaql_value}
 #: HOT 2021-04-16's `if` may omit its false branch: the enclosing item is then left out.
 _NULLABLE_IF_SINCE: Final = "2021-04-16"
 
@@ -109,6 +111,15 @@ def _check_named(template: TemplateShape, condition: Any, path: str) -> None:
         _check_expression(template, condition, path)
 
 
+def _children(value: Any, path: str) -> list[tuple[Any, str]]:
+    """The items of a mapping or list, each with its path (nothing for a scalar)."""
+    if isinstance(value, dict):
+        return [(item, f"{path}.{key}") for key, item in value.items()]
+    if isinstance(value, list):
+        return [(item, f"{path}[{i}]") for i, item in enumerate(value)]
+    return []
+
+
 def _check_ifs(template: TemplateShape, value: Any, path: str) -> None:
     call = _call(value)
     if call is not None and call[0] == "if":
@@ -121,12 +132,8 @@ def _check_ifs(template: TemplateShape, value: Any, path: str) -> None:
         for i, branch in enumerate(args[1:], start=1):
             _check_ifs(template, branch, f"{path}.if[{i}]")
         return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _check_ifs(template, item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _check_ifs(template, item, f"{path}[{i}]")
+    for item, where in _children(value, path):
+        _check_ifs(template, item, where)
 
 
 def _check_expression(template: TemplateShape, expr: Any, path: str) -> None:
@@ -194,12 +201,8 @@ def _check_values(template: TemplateShape, value: Any, path: str) -> None:
             return
         if name in EVALUATORS or name in ("get_resource", "get_attr", "if", "get_file"):
             raise InvalidRequest(f'{path}: The function "{name}" is invalid in this context')
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _check_values(template, item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _check_values(template, item, f"{path}[{i}]")
+    for item, where in _children(value, path):
+        _check_values(template, item, where)
 
 
 # --- evaluation -------------------------------------------------------------------------
@@ -257,11 +260,8 @@ class _Conditions:
             return all(self.enabled(self._evaluate(a)) for a in args)
         if name == "or":
             return any(self.enabled(self._evaluate(a)) for a in args)
-        if name == "yaql":
-            return EVALUATORS[name](self._value(args))
-        if name in ("equals", "contains"):
-            values = [self._value(a) for a in args]
-            return EVALUATORS[name](values) if name == "contains" else values[0] == values[1]
+        if name in CONDITION_EVALUATORS:
+            return CONDITION_EVALUATORS[name](self._value(args))
         return expr
 
     def _value(self, value: Any) -> Any:

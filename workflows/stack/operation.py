@@ -14,7 +14,9 @@ bookkeeping and the graph walk are in `workflows/stack/walk.py`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from functools import partial
 from typing import Any, Final
 
 from temporalio import workflow
@@ -232,26 +234,20 @@ class StackOperationWorkflow(StackWalk):
         if definition.external_id is not None or (current and current.external_id):
             return await self._external(definition, current)
         hooks = hooks_of(self._inp().hooks, name)
-        if hooks:
-            return await self._converge_with_hooks(tpl, params, plan, name, requires, hooks)
-        return await self._converge_step(tpl, params, plan, name, requires)
+        step = partial(self._converge_step, tpl, params, plan, name, requires)
+        return await (self._between_hooks(definition, hooks, step) if hooks else step())
 
-    async def _converge_with_hooks(
-        self,
-        tpl: Template,
-        params: dict[str, Any],
-        plan: UpdatePlan,
-        name: str,
-        requires: frozenset[str],
-        hooks: set[str],
+    async def _between_hooks(
+        self, definition: ResourceDef, hooks: set[str], step: Callable[[], Awaitable[bool]]
     ) -> bool:
-        """`_converge_step` between the resource's breakpoint hooks (Heat pauses at an
-        update's pre-update hook even when the resource does not change)."""
+        """`step` between the resource's breakpoint hooks (Heat pauses at an update's
+        pre-update hook even when the resource does not change)."""
+        name = definition.name
         current = self.resources.get(name)
         creating = current is None or current.physical_id is None
         updating = not creating and self._inp().action == StackAction.UPDATE
         if creating and "pre-create" in hooks:
-            waiting = current or self._fresh(name, tpl.resources[name].type, None, {}, {})
+            waiting = current or self._fresh(name, definition.type, None, {}, {})
             self.resources[name] = waiting
             self._emit(waiting, "state changed")
             go_on = await self._pause(waiting, StackAction.CREATE, "pre-create")
@@ -261,14 +257,14 @@ class StackOperationWorkflow(StackWalk):
                     self._emit(waiting, "Failure occurred while waiting.", deleted=True)
             if not go_on:
                 return False
-        pre_update = updating and "pre-update" in hooks and current is not None
         if (
-            pre_update
-            and current
+            updating
+            and current is not None
+            and "pre-update" in hooks
             and not await self._pause(current, StackAction.UPDATE, "pre-update")
         ):
             return False
-        if not await self._converge_step(tpl, params, plan, name, requires):
+        if not await step():
             return False
         after = self.resources.get(name)
         post = "post-create" if creating else "post-update" if updating else None
@@ -305,6 +301,7 @@ class StackOperationWorkflow(StackWalk):
         name: str,
         requires: frozenset[str],
     ) -> bool:
+        """Create, update, replace or keep one resource, as the plan and its inputs say."""
         change = plan.changes[name]
         definition = tpl.resources[name]
         current = self.resources.get(name)
