@@ -1,4 +1,5 @@
-"""Activities of `os.heat.stack` nodes: their stacks, through the orchestration API.
+"""Activities on stacks reached through an orchestration API: those of `os.heat.stack`
+nodes, and the remote stacks of `OS::Heat::Stack` resources (in any region).
 
 Every call is idempotent, as the compute activities are: a create finds the stack an
 earlier attempt made (the same request names the same stack), a delete of a stack
@@ -17,9 +18,11 @@ from temporalio.exceptions import ApplicationError
 from activities.cloud.orchestration import OrchestrationClient, Stack
 from activities.errors import application_error
 from domain.cluster.stack_calls import (
+    StackActionRequest,
     StackCreateRequest,
     StackHealthResult,
     StackRef,
+    StackShown,
     StackUpdateRequest,
     StackWaitRequest,
 )
@@ -38,29 +41,33 @@ class StackNotReady(ApplicationError):
 
 
 class StackNodeActivities:
-    """Create, wait for, judge, update and delete the stacks of stack nodes."""
+    """Create, wait for, judge, update, act on and delete stacks."""
 
     def __init__(self, orchestration: OrchestrationClient) -> None:
-        self._heat = orchestration
+        self._orchestration = orchestration
+
+    def _heat_of(self, region: str | None) -> OrchestrationClient:
+        return self._orchestration.in_region(region)
 
     @activity.defn(name="create_node_stack")
     async def create_node_stack(self, request: StackCreateRequest) -> StackRef:
         """Create the stack, or find the one an earlier attempt of this request made."""
+        heat, region = self._heat_of(request.region), request.region
         try:
-            found = await self._heat.find_stack(request.name)
+            found = await heat.find_stack(request.name)
             if found is not None:
-                return StackRef(name=found.name, id=found.id)
+                return StackRef(name=found.name, id=found.id, region=region)
             try:
-                stack_id = await self._heat.create_stack(request.name, request.fields)
+                stack_id = await heat.create_stack(request.name, request.fields)
             except BackendConflict:
                 # The name is taken: by this request's lost answer, or by another stack.
-                found = await self._heat.find_stack(request.name)
+                found = await heat.find_stack(request.name)
                 if found is None:
                     raise
-                return StackRef(name=found.name, id=found.id)
+                return StackRef(name=found.name, id=found.id, region=region)
         except WardenError as err:
             raise application_error(err) from err
-        return StackRef(name=request.name, id=stack_id)
+        return StackRef(name=request.name, id=stack_id, region=region)
 
     @activity.defn(name="wait_node_stack")
     async def wait_node_stack(self, request: StackWaitRequest) -> str:
@@ -68,7 +75,7 @@ class StackNodeActivities:
         in progress; a FAILED stack (or one gone) fails for good."""
         ref = request.stack
         try:
-            stack = await self._heat.get_stack(ref.name, ref.id)
+            stack = await self._heat_of(ref.region).get_stack(ref.name, ref.id)
         except WardenError as err:
             raise application_error(err) from err
         if stack is None:
@@ -93,11 +100,13 @@ class StackNodeActivities:
 
     @activity.defn(name="update_node_stack")
     async def update_node_stack(self, request: StackUpdateRequest) -> str | None:
-        """Update the stack in place (its failed and CHECK_FAILED resources replaced);
-        the `updated_time` to wait past, None when an update was already running."""
+        """Update the stack: in place (its failed and CHECK_FAILED resources replaced)
+        or to new fields; the `updated_time` to wait past, None when an update was
+        already running."""
         ref = request.stack
+        heat = self._heat_of(ref.region)
         try:
-            stack = await self._heat.get_stack(ref.name, ref.id)
+            stack = await heat.get_stack(ref.name, ref.id)
             if stack is None:
                 raise ApplicationError(
                     f"Stack {ref.name} ({ref.id}) is gone",
@@ -106,21 +115,58 @@ class StackNodeActivities:
                 )
             if stack.status == "UPDATE_IN_PROGRESS":  # this request's, answered too late
                 return None
-            await self._heat.patch_stack(ref.name, ref.id, request.fields)
+            if request.existing:
+                await heat.patch_stack(ref.name, ref.id, request.fields)
+            else:
+                await heat.put_stack(ref.name, ref.id, request.fields)
         except WardenError as err:
             raise application_error(err) from err
         return stack.updated_time
 
+    @activity.defn(name="act_on_node_stack")
+    async def act_on_node_stack(self, request: StackActionRequest) -> None:
+        """Start the stack's SUSPEND, RESUME or CHECK (wait for it with `wait_node_stack`);
+        nothing when the stack is already doing it."""
+        ref = request.stack
+        heat = self._heat_of(ref.region)
+        try:
+            stack = await heat.get_stack(ref.name, ref.id)
+            if stack is None:
+                raise ApplicationError(
+                    f"Stack {ref.name} ({ref.id}) is gone",
+                    type="BackendNotFound",
+                    non_retryable=True,
+                )
+            if stack.status != f"{request.action}_IN_PROGRESS":
+                await heat.act(ref.name, ref.id, request.action.lower())
+        except WardenError as err:
+            raise application_error(err) from err
+
+    @activity.defn(name="show_node_stack")
+    async def show_node_stack(self, ref: StackRef) -> StackShown:
+        """The stack's name and outputs (`{key: value}`)."""
+        try:
+            stack = await self._heat_of(ref.region).get_stack(ref.name, ref.id)
+        except WardenError as err:
+            raise application_error(err) from err
+        if stack is None:
+            raise ApplicationError(
+                f"Stack {ref.name} ({ref.id}) is gone", type="BackendNotFound", non_retryable=True
+            )
+        outputs = {str(o.get("output_key")): o.get("output_value") for o in stack.outputs}
+        return StackShown(stack_name=stack.name or ref.name, outputs=outputs)
+
     @activity.defn(name="delete_node_stack")
     async def delete_node_stack(self, stack: StackRef) -> None:
         """Delete the stack and return once it is gone (a stack already gone counts)."""
+        heat = self._heat_of(stack.region)
         try:
-            current = await self._heat.get_stack(stack.name, stack.id)
+            current = await heat.get_stack(stack.name, stack.id)
             if current is None:
                 return
             if current.status != "DELETE_IN_PROGRESS":
-                await self._heat.delete_stack(stack.name, stack.id)
-                current = await self._heat.get_stack(stack.name, stack.id)
+                await heat.delete_stack(stack.name, stack.id)
+                current = await heat.get_stack(stack.name, stack.id)
         except WardenError as err:
             raise application_error(err) from err
         if current is None:
@@ -153,12 +199,13 @@ class StackNodeActivities:
         return dict(await asyncio.gather(*(one(ref) for ref in stacks)))
 
     async def _judge(self, ref: StackRef) -> StackVerdict:
-        stack: Stack | None = await self._heat.get_stack(ref.name, ref.id)
+        heat = self._heat_of(ref.region)
+        stack: Stack | None = await heat.get_stack(ref.name, ref.id)
         if stack is None:
             return judge_stack(ref.id, None)
         failed = [
             (r.name, r.status, r.status_reason)
-            for r in await self._heat.list_resources(ref.name, ref.id)
+            for r in await heat.list_resources(ref.name, ref.id)
             if r.failed
         ]
         return judge_stack(ref.id, stack.status, stack.status_reason, failed)

@@ -16,6 +16,7 @@ from api.deps import Database
 from api.errors import install_error_handlers
 from api.keystone import keystone_validator
 from api.limits import BodySizeLimit
+from api.remote_stacks import RemoteHeat
 from api.routers import (
     actions,
     clusters,
@@ -63,6 +64,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = make_engine(settings.resolved_database_url)
     temporal = TemporalGateway(settings, health)
     keystone = keystone_validator(settings)
+    remote_heat = RemoteHeat(
+        keystone, region=settings.cloud_region_name, interface=settings.cloud_interface
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -79,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             engine.dispose()
             if keystone is not None:
                 await keystone.aclose()
+            await remote_heat.aclose()
 
     app = FastAPI(
         title="Warden",
@@ -95,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.health = health
     app.state.tokens = TokenStore(settings.resolved_tokens_file, extra)
     app.state.keystone = keystone
+    app.state.remote_heat = remote_heat
     app.state.db = Database(engine)
     app.state.temporal = temporal
     _install_routes(app, settings, codec_keys)

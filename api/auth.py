@@ -12,7 +12,7 @@ from __future__ import annotations
 import hmac
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Protocol
@@ -43,6 +43,9 @@ class Caller:
 
     project_id: str
     roles: frozenset[Role]
+    #: The caller's Keystone token, for calls made on its behalf (None: a token of the
+    #: tokens file, which only Warden knows).
+    keystone_token: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def can_write(self) -> bool:
@@ -121,7 +124,7 @@ async def current_caller(
     keystone: TokenValidator | None = getattr(request.app.state, "keystone", None)
     if keystone is None:
         raise Unauthenticated("The token is not valid.")
-    return await keystone.caller(token)
+    return replace(await keystone.caller(token), keystone_token=token)
 
 
 async def writer(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:

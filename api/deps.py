@@ -10,6 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
+from api.remote_stacks import RemoteHeat
 from api.temporal import TemporalGateway
 from config import Settings
 from domain.errors import BackendUnavailable
@@ -58,6 +59,12 @@ async def _settings(request: Request) -> Settings:
     return settings
 
 
+async def _remote_heat(request: Request) -> RemoteHeat:
+    remote: RemoteHeat = request.app.state.remote_heat
+    return remote
+
+
 DbDep = Annotated[Database, Depends(_database)]
+RemoteHeatDep = Annotated[RemoteHeat, Depends(_remote_heat)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 TemporalDep = Annotated[TemporalGateway, Depends(_gateway)]

@@ -100,6 +100,8 @@ class ServiceToken:
 
     value: str
     renew_at: float
+    #: The catalog Keystone issued with it (Warden's cloud account's services).
+    catalog: tuple[Any, ...] = ()
 
 
 def expires_at(raw: Any) -> float:
@@ -203,6 +205,21 @@ class KeystoneValidator:
             return Answer(until=now + NEGATIVE_TTL_S, error=Unauthenticated(INVALID))
         return Answer(until=until, caller=caller)
 
+    async def catalog(self, token: str | None) -> tuple[str, list[Any]]:
+        """A token to call the cloud's services with and its catalog: the caller's own
+        Keystone token (`token`), else Warden's service token."""
+        service = await self._service_token()
+        if token is None:
+            return service.value, list(service.catalog)
+        response = await self._send(
+            "GET",
+            "/auth/tokens",
+            headers={"X-Auth-Token": service.value, "X-Subject-Token": token},
+        )
+        if response.status_code == httpx.codes.NOT_FOUND:
+            raise Unauthenticated(INVALID)
+        return token, list(self._body(response, "token validation").get("catalog") or [])
+
     async def _service_token(self) -> ServiceToken:
         service = self._service
         if service is not None and service.renew_at > self._clock():
@@ -226,7 +243,9 @@ class KeystoneValidator:
         now = self._clock()
         expiry = expires_at(body.get("expires_at"))
         logger.info("Keystone service token issued for user %s", self.config.username)
-        return ServiceToken(value, renew_at=expiry - min(EXPIRY_MARGIN_S, (expiry - now) / 2))
+        catalog = tuple(body.get("catalog") or ())
+        renew_at = expiry - min(EXPIRY_MARGIN_S, (expiry - now) / 2)
+        return ServiceToken(value, renew_at=renew_at, catalog=catalog)
 
     def _auth_body(self) -> dict[str, Any]:
         cfg = self.config

@@ -10,6 +10,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 
 from api.auth import Caller
 from api.deps import Database
+from api.remote_stacks import RemoteHeat
 from api.schemas.stacks import HeatInputs, StackCreate
 from api.temporal import TemporalGateway
 from domain.errors import Conflict, InvalidRequest, NotFound
@@ -85,7 +86,11 @@ def patched_template(
 
 
 async def create_stack(
-    db: Database, temporal: TemporalGateway, caller: Caller, body: StackCreate
+    db: Database,
+    temporal: TemporalGateway,
+    caller: Caller,
+    body: StackCreate,
+    remote_heat: RemoteHeat,
 ) -> tuple[str, StackAccepted]:
     """Start the stack's entity workflow with its `create` update."""
     if body.template is None:
@@ -95,6 +100,7 @@ async def create_stack(
     taken: list[StackRecord] = await db.run(find_stacks_named, caller.project_id, body.stack_name)
     if any(s.parent_id is None for s in taken):
         raise Conflict(f"The Stack ({body.stack_name}) already exists.")
+    await remote_heat.check(caller, template, parameters)
     stack_id, action_id = str(uuid.uuid4()), new_action_id()
     spec = StackSpec(stack_id=stack_id, project_id=caller.project_id, name=body.stack_name)
     client = await temporal.client()

@@ -103,6 +103,8 @@ async def serving_activities(
             stacks.update_node_stack,
             stacks.delete_node_stack,
             stacks.judge_node_stacks,
+            stacks.act_on_node_stack,
+            stacks.show_node_stack,
             hooks.deliver_lifecycle_message,
             health.probe_nodes,
             recovery.reboot_server,

@@ -22,6 +22,10 @@ logger = logging.getLogger(__name__)
 EXPIRY_MARGIN_S = 60.0
 
 
+class EndpointNotFound(BackendError):
+    """The catalog has no endpoint of the service for the interface and region asked."""
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """One catalog endpoint."""
@@ -47,8 +51,12 @@ class Token:
             wanted = ep.service_type == service_type and ep.interface == interface
             if wanted and (region is None or ep.region == region):
                 return ep.url.rstrip("/")
+        if region is not None and any(ep.service_type == service_type for ep in self.endpoints):
+            raise EndpointNotFound(
+                f"{interface} endpoint for {service_type} service in {region} region not found"
+            )
         where = f"interface {interface}" + (f", region {region}" if region else "")
-        raise BackendError(f"no {service_type} endpoint in the Keystone catalog for {where}")
+        raise EndpointNotFound(f"no {service_type} endpoint in the Keystone catalog for {where}")
 
 
 def _expiry(raw: Any) -> float:

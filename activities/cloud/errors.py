@@ -43,6 +43,10 @@ def backend_message(response: httpx.Response) -> str:
     except (ValueError, UnicodeDecodeError):
         return response.text[:MAX_DETAIL].strip()
     if isinstance(body, dict):
+        wrapped = body.get("error")
+        if isinstance(wrapped, dict) and isinstance(wrapped.get("message"), str):
+            # Heat, Senlin and Keystone: {"error": {"message": ...}, "title": ...}
+            return str(wrapped["message"])[:MAX_DETAIL]
         for key in ("description", "faultstring", "message", "title"):
             if isinstance(body.get(key), str):
                 return str(body[key])[:MAX_DETAIL]

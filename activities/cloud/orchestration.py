@@ -1,4 +1,6 @@
-"""Heat v1 client (the catalog's `orchestration`): the stacks an `os.heat.stack` node is.
+"""Heat v1 client (the catalog's `orchestration`): the stacks an `os.heat.stack` node is,
+and the remote stacks of `OS::Heat::Stack` resources with a `context`, in any region of
+the catalog.
 
 Paths are under the endpoint, which already names the project (`…/v1/{project_id}`).
 A stack is always addressed as `/stacks/{name}/{id}`: Heat answers a bare id with a 302
@@ -10,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
+
+import httpx
 
 from activities.cloud.errors import json_body
 from domain.errors import BackendError, BackendNotFound
@@ -66,10 +70,28 @@ class StackResource:
 
 
 class OrchestrationClient:
-    """Heat's stacks: create, show, list resources, update in place, delete."""
+    """Heat's stacks: create, show, list resources, update, act on, delete."""
 
-    def __init__(self, session: CloudRequests) -> None:
+    def __init__(self, session: CloudRequests, region: str | None = None) -> None:
         self._session = session
+        self.region = region
+
+    def in_region(self, region: str | None) -> OrchestrationClient:
+        """The same client, on the orchestration endpoint of `region` (None: the
+        configured region)."""
+        return self if region == self.region else OrchestrationClient(self._session, region)
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, str] | None = None,
+    ) -> httpx.Response:
+        return await self._session.request(
+            SERVICE, method, path, json=json, params=params, region=self.region
+        )
 
     @staticmethod
     def _path(name: str, stack_id: str, tail: str = "") -> str:
@@ -77,9 +99,7 @@ class OrchestrationClient:
 
     async def create_stack(self, name: str, fields: dict[str, Any]) -> str:
         """Create a stack; its id."""
-        response = await self._session.request(
-            SERVICE, "POST", "/stacks", json={"stack_name": name, **fields}
-        )
+        response = await self._request("POST", "/stacks", json={"stack_name": name, **fields})
         created = json_body(response, f"orchestration create of stack {name}", "stack")
         if not isinstance(created, dict) or "id" not in created:
             raise BackendError(f"orchestration created stack {name} without an id")
@@ -88,7 +108,7 @@ class OrchestrationClient:
     async def find_stack(self, name: str) -> Stack | None:
         """The project's stack called `name`, None when there is none."""
         # Heat filters by name; a Heat that does not is answered by the loop below.
-        response = await self._session.request(SERVICE, "GET", "/stacks", params={"name": name})
+        response = await self._request("GET", "/stacks", params={"name": name})
         listed = json_body(response, "orchestration stack list", "stacks")
         if not isinstance(listed, list):
             raise BackendError("orchestration listed stacks without a list")
@@ -100,7 +120,7 @@ class OrchestrationClient:
     async def get_stack(self, name: str, stack_id: str) -> Stack | None:
         """The stack, None when it is gone (or deleted: Heat may show DELETE_COMPLETE)."""
         try:
-            response = await self._session.request(SERVICE, "GET", self._path(name, stack_id))
+            response = await self._request("GET", self._path(name, stack_id))
         except BackendNotFound:
             return None
         stack = Stack.from_api(json_body(response, f"orchestration show of {name}", "stack"))
@@ -108,9 +128,7 @@ class OrchestrationClient:
 
     async def list_resources(self, name: str, stack_id: str) -> list[StackResource]:
         """The stack's top-level resources."""
-        response = await self._session.request(
-            SERVICE, "GET", self._path(name, stack_id, "/resources")
-        )
+        response = await self._request("GET", self._path(name, stack_id, "/resources"))
         listed = json_body(response, f"orchestration resources of {name}", "resources")
         if not isinstance(listed, list):
             raise BackendError(f"orchestration listed the resources of {name} without a list")
@@ -129,12 +147,20 @@ class OrchestrationClient:
     async def patch_stack(self, name: str, stack_id: str, fields: dict[str, Any]) -> None:
         """Update the stack with its existing template (Heat's PATCH): `{}` replaces every
         failed or CHECK_FAILED resource and keeps the rest."""
-        await self._session.request(SERVICE, "PATCH", self._path(name, stack_id), json=fields)
+        await self._request("PATCH", self._path(name, stack_id), json=fields)
+
+    async def put_stack(self, name: str, stack_id: str, fields: dict[str, Any]) -> None:
+        """Update the stack to a new template and parameters (Heat's PUT)."""
+        await self._request("PUT", self._path(name, stack_id), json=fields)
+
+    async def act(self, name: str, stack_id: str, action: str) -> None:
+        """Start a stack action: `suspend`, `resume` or `check`."""
+        await self._request("POST", self._path(name, stack_id, "/actions"), json={action: None})
 
     async def delete_stack(self, name: str, stack_id: str) -> bool:
         """Ask Heat to delete the stack; False when it was already gone."""
         try:
-            await self._session.request(SERVICE, "DELETE", self._path(name, stack_id))
+            await self._request("DELETE", self._path(name, stack_id))
         except BackendNotFound:
             return False
         return True

@@ -28,5 +28,7 @@ class CloudRequests(Protocol):
         params: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
         timeout_s: float | None = None,
+        region: str | None = None,
     ) -> httpx.Response:
-        """Call `path` under the endpoint of `service_type`; failures are `domain.errors`."""
+        """Call `path` under the endpoint of `service_type` (in `region`, by default the
+        configured one); failures are `domain.errors`."""

@@ -63,15 +63,18 @@ class CloudSession:
         self.loadbalancer = LoadBalancerClient(self)
         self.orchestration = OrchestrationClient(self)
 
-    async def endpoint(self, service_type: str) -> str:
-        """The catalog URL of `service_type` for the configured interface and region."""
-        return self._url_of(await self.auth.token(), service_type)
+    async def endpoint(self, service_type: str, region: str | None = None) -> str:
+        """The catalog URL of `service_type` for the configured interface, in `region`
+        (by default the configured one); EndpointNotFound when the catalog has none."""
+        return self._url_of(await self.auth.token(), service_type, region)
 
-    def _url_of(self, token: Token, service_type: str) -> str:
+    def _url_of(self, token: Token, service_type: str, region: str | None = None) -> str:
         override = self.config.endpoint_overrides.get(service_type)
-        if override is not None:
+        if override is not None and region is None:
             return override.replace("%(project_id)s", token.project_id or "")
-        return token.endpoint(service_type, self.config.interface, self.config.region_name)
+        return token.endpoint(
+            service_type, self.config.interface, region or self.config.region_name
+        )
 
     async def request(
         self,
@@ -83,8 +86,10 @@ class CloudSession:
         params: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
         timeout_s: float | None = None,
+        region: str | None = None,
     ) -> httpx.Response:
-        """Call `path` under the service's endpoint; the one door to the cloud.
+        """Call `path` under the service's endpoint (in `region`, by default the
+        configured one); the one door to the cloud.
 
         A 401 drops the cached token and the call is repeated once with a new one.
         Every failure comes out as a `domain.errors` exception.
@@ -93,7 +98,7 @@ class CloudSession:
         send_timeout = httpx.Timeout(timeout_s) if timeout_s is not None else self._http.timeout
         for attempt in (1, 2):
             token = await self.auth.token()
-            url = self._url_of(token, service_type)
+            url = self._url_of(token, service_type, region)
             try:
                 response = await self._http.request(
                     method,

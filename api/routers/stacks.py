@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query, Request, Response, status
 from fastapi.responses import JSONResponse
 
-from api.deps import DbDep, SettingsDep, TemporalDep
+from api.deps import DbDep, RemoteHeatDep, SettingsDep, TemporalDep
 from api.paths import ProjectCaller, ProjectWriter, StackInPath
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.stacks import (
@@ -67,12 +67,13 @@ async def create_stack_route(
     caller: ProjectWriter,
     db: DbDep,
     temporal: TemporalDep,
+    remote_heat: RemoteHeatDep,
     body: StackCreate,
     request: Request,
     response: Response,
 ) -> StackCreated:
     """Create a stack from a template (400 for an invalid one, 409 for a taken name)."""
-    stack_id, _accepted = await create_stack(db, temporal, caller, body)
+    stack_id, _accepted = await create_stack(db, temporal, caller, body, remote_heat)
     href = stack_href(api_base(request), caller.project_id, body.stack_name, stack_id)
     response.headers["Location"] = href
     return StackCreated(stack=StackCreated.Inner(id=stack_id, links=[Link(href=href)]))
@@ -129,6 +130,7 @@ async def update_stack_route(
     caller: ProjectWriter,
     stack: StackInPath,
     temporal: TemporalDep,
+    remote_heat: RemoteHeatDep,
     body: StackUpdate,
 ) -> Response:
     """Update to a new template (409 while busy or locked)."""
@@ -137,6 +139,7 @@ async def update_stack_route(
         raise InvalidRequest("Need more arguments: a template is required")
     env = heat_environment(body)
     template, parameters = prepared_template(body.template, body, env, body.parameters)
+    await remote_heat.check(caller, template, parameters)
     request = StackOperationRequest(
         action_id=new_action_id(),
         template=template,

@@ -1,4 +1,5 @@
-"""What the stack-node activities are asked: the calls an `os.heat.stack` node makes.
+"""What the stack activities are asked: the calls an `os.heat.stack` node makes, and an
+`OS::Heat::Stack` resource whose stack is remote (in the `region` of the catalog).
 
 Workflows build these from a node and its profile; `activities/stack_nodes.py` carries
 them out. Kept apart from the activities so workflow code never imports an activity
@@ -8,7 +9,7 @@ module for its types.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,12 +23,14 @@ DEFAULT_TIMEOUT_MIN: Final = 60
 
 
 class StackRef(BaseModel):
-    """A stack as Heat addresses it."""
+    """A stack as Heat addresses it, and the region whose Heat has it (None: the
+    configured region)."""
 
     model_config = ConfigDict(frozen=True)
 
     name: str = Field(min_length=1, max_length=255)
     id: str = Field(min_length=1, max_length=255)
+    region: str | None = None
 
 
 class StackCreateRequest(BaseModel):
@@ -39,6 +42,7 @@ class StackCreateRequest(BaseModel):
     #: Heat's create body beside `stack_name`: template, parameters, files, environment,
     #: timeout_mins, disable_rollback.
     fields: dict[str, Any]
+    region: str | None = None
 
 
 class StackWaitRequest(BaseModel):
@@ -54,12 +58,32 @@ class StackWaitRequest(BaseModel):
 
 
 class StackUpdateRequest(BaseModel):
-    """Update a stack in place with its existing template (Heat's PATCH)."""
+    """Update a stack: in place with its existing template and these `fields` changed
+    (Heat's PATCH), or to `fields` alone (`existing` False: Heat's PUT)."""
 
     model_config = ConfigDict(frozen=True)
 
     stack: StackRef
     fields: dict[str, Any] = Field(default_factory=dict)
+    existing: bool = True
+
+
+class StackActionRequest(BaseModel):
+    """Start one of a stack's actions: SUSPEND, RESUME or CHECK."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack: StackRef
+    action: Literal["SUSPEND", "RESUME", "CHECK"]
+
+
+class StackShown(BaseModel):
+    """What a stack's resource reads of it: its name and outputs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack_name: str
+    outputs: dict[str, Any] = Field(default_factory=dict)
 
 
 class StackHealthResult(BaseModel):
@@ -133,9 +157,11 @@ def node_status_from_stack(verdict: StackVerdict | None) -> tuple[NodeStatus, st
 
 __all__ = [
     "STACK_NAME_KEY",
+    "StackActionRequest",
     "StackCreateRequest",
     "StackHealthResult",
     "StackRef",
+    "StackShown",
     "StackUpdateRequest",
     "StackWaitRequest",
     "node_status_from_stack",

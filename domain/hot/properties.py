@@ -88,6 +88,9 @@ class ResourceType(BaseModel):
     #: What the nested properties hold: a whole inner template (OS::Heat::Stack) or one
     #: resource definition (a scaling group's member); the loader checks it as such.
     nested_holds: Literal["template", "resource"] | None = None
+    #: A property that, when set, sends the inner template to another Heat (a remote
+    #: stack's `context`): that Heat checks it, this one does not look inside.
+    remote_when: str | None = None
     #: A property holding one member's definition, resolved in this template
     #: (ResourceGroup's `resource_def`); the loader checks it as a resource definition.
     member_definition: str | None = None
@@ -105,6 +108,9 @@ class ResourceType(BaseModel):
     #: Property → a test its old and new values must both pass for a change to be made in
     #: place (a server's `networks`: only NICs Warden can attach and detach as they are).
     in_place_when: dict[str, Callable[[Any], bool]] = {}
+    #: Property → a test of its (old, new) values for a change to be made in place (a
+    #: stack's `context`: the same region).
+    in_place_between: dict[str, Callable[[Any, Any], bool]] = {}
     #: Property → (policy property, policy values that make a change of it a replacement):
     #: Heat's `image_update_policy: REPLACE` on a server.
     replace_policies: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -119,6 +125,12 @@ class ResourceType(BaseModel):
     description: str = ""
     #: What each attribute holds, for `GET /resource_types/{type}` (Heat's wording).
     attribute_docs: dict[str, str] = {}
+
+    def holds_local_template(self, props: Mapping[str, Any]) -> bool:
+        """Whether the inner template in these properties is this Warden's to run."""
+        return self.nested_holds == "template" and (
+            self.remote_when is None or props.get(self.remote_when) is None
+        )
 
     def updatable(self, name: str) -> bool:
         """Whether a change of property `name` can be applied without replacement."""
@@ -143,6 +155,13 @@ class ResourceType(BaseModel):
         test = self.in_place_when.get(name)
         if test is not None and not all(
             test(values.get(name)) for values in (props, before) if values is not None
+        ):
+            return False
+        between = self.in_place_between.get(name)
+        if (
+            between is not None
+            and before is not None
+            and not between(before.get(name), props.get(name))
         ):
             return False
         if self.honours_update_replace and props.get(UPDATE_REPLACE) is True:

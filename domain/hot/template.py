@@ -237,7 +237,7 @@ def _load(raw: Any, nesting: int) -> Template:
     since_conditions = canonical_version(version) >= CONDITIONS_SINCE
     for key in data:
         if key not in _TOP_KEYS or (key == "conditions" and not since_conditions):
-            raise InvalidRequest(f"{key}: unknown top-level key")
+            raise InvalidRequest(f"The template section is invalid: {key}")
     resources = mapping_at(data.get("resources"), "resources")
     if len(resources) > MAX_RESOURCES:
         raise InvalidRequest(f"resources: more than {MAX_RESOURCES} resources")
@@ -377,8 +377,10 @@ def _check_properties(rtype: ResourceType, props: dict[str, Any], path: str, nes
         value = props.get(name)
         if value is None or intrinsic(value) is not None:
             continue
-        if rtype.nested_holds == "template":
+        if rtype.holds_local_template(props):
             _check_inline_template(value, f"{path}.{name}", nesting)
+        elif rtype.nested_holds == "template":
+            continue  # a remote stack's template: its Heat checks it
         elif rtype.nested_holds == "resource":
             _check_group_member(value, f"{path}.{name}", nesting)
 

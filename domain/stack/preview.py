@@ -50,7 +50,9 @@ def preview_resources(
     previewed: list[Any] = []
     for res in loaded.resources.values():
         props = static_properties(res, params)
-        if res.type == STACK and depth < MAX_DEPTH and isinstance(props.get("template"), Mapping):
+        inline = isinstance(props.get("template"), Mapping)
+        local = inline and resource_type(res.type).holds_local_template(props)
+        if res.type == STACK and local and depth < MAX_DEPTH:
             inner = dict(props.get("parameters") or {})
             previewed.append(
                 preview_resources(

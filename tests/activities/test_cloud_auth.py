@@ -84,7 +84,9 @@ async def test_unknown_region_is_a_permanent_backend_error(
     simcloud: RunningSimcloud, sim: SimControl
 ) -> None:
     async with CloudSession(simcloud.cloud_config(region_name="Mars")) as session:
-        with pytest.raises(BackendError, match="no compute endpoint") as caught:
+        with pytest.raises(
+            BackendError, match="compute service in Mars region not found"
+        ) as caught:
             await session.compute.list_servers()
 
     assert not caught.value.retryable

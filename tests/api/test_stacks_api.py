@@ -68,7 +68,7 @@ async def test_create_rejects_yaml_syntax_error_with_400(api: httpx.AsyncClient)
 
 async def test_create_rejects_unknown_top_level_key_with_400(api: httpx.AsyncClient) -> None:
     response = await create(api, {**hot({}), "resourcez": {}})
-    assert_error(response, 400, "resourcez: unknown top-level key")
+    assert_error(response, 400, "The template section is invalid: resourcez")
 
 
 async def test_create_rejects_missing_required_parameter_with_400(

@@ -461,8 +461,7 @@ class StackOperationWorkflow(StackWalk):
                 f"Retained {resource.physical_id} (deletion_policy: Retain)",
             )
             return
-        handler = handler_for(resource.type)
-        await handler.delete(self, resource.physical_id, resource.resolved)
+        await handler_for(resource.type).delete_resource(self, resource)
 
     async def _delete_one(self, name: str) -> bool:
         current = self.resources[name]

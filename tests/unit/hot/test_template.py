@@ -82,9 +82,9 @@ def test_load_accepts_json_string_and_an_empty_stack() -> None:
         ({"resources": {}}, "heat_template_version: required"),
         (
             {**hot(conditions={"prod": True}), "heat_template_version": "2016-04-08"},
-            "conditions: unknown top-level key",
+            "The template section is invalid: conditions",
         ),
-        (hot(mappings={}), "mappings: unknown top-level key"),
+        (hot(mappings={}), "The template section is invalid: mappings"),
         ({"heat_template_version": ["x"]}, "heat_template_version: must be a version string"),
     ],
 )

@@ -95,6 +95,11 @@ class ResourceHandler:
     ) -> None:
         """Delete a physical resource and wait until it is gone (gone already is fine)."""
 
+    async def delete_resource(self, ctx: NestedContext, current: ResourceState) -> None:
+        """Delete the resource's physical side: `delete` with what it last applied
+        (a type that needs more of the resource to find its physical side overrides it)."""
+        await self.delete(ctx, current.physical_id, current.resolved)
+
     async def check(self, ctx: NestedContext, current: ResourceState) -> None:
         """Check that the physical resource is what Warden thinks it is."""
 

@@ -1,7 +1,8 @@
 """`OS::Heat::Stack`: the physical resource is a nested stack with its own workflow.
 
 Every step is a request to that stack (`workflows/stack/nested.py`); its failure
-becomes this resource's failure with the nested stack's reason.
+becomes this resource's failure with the nested stack's reason. A resource with a
+`context` is a remote stack instead, and its steps are `RemoteStack`'s.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from domain.stack.state import ResourceState, StackAction, StackLock
+    from domain.stack.types.nested_stack import is_remote
     from workflows.stack.nested import (
         NestedContext,
         NestedFailed,
@@ -21,6 +23,9 @@ with workflow.unsafe.imports_passed_through():
         update_nested,
     )
     from workflows.stack.resources.base import Applied, ResourceFailed, ResourceHandler
+    from workflows.stack.resources.remote_stack import RemoteStack
+
+_REMOTE = RemoteStack()
 
 
 def nested_reason(err: NestedFailed) -> str:
@@ -49,6 +54,8 @@ class NestedStackHandler(ResourceHandler):
         self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
     ) -> Applied:
         """Start the nested stack (its id is the resource id) and wait for its CREATE."""
+        if is_remote(props):
+            return await _REMOTE.create(ctx, name, props, resource_id)
         try:
             attributes = await self._create_stack(ctx, name, props, resource_id)
         except NestedFailed as err:
@@ -59,6 +66,8 @@ class NestedStackHandler(ResourceHandler):
         self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
     ) -> Applied:
         """Update the nested stack (replacing its failed members)."""
+        if is_remote(props):
+            return await _REMOTE.update(ctx, current, props)
         try:
             attributes = await self._update_stack(ctx, current, props)
         except NestedFailed as err:
@@ -66,6 +75,13 @@ class NestedStackHandler(ResourceHandler):
         return Applied(
             physical_id=current.physical_id, reference=current.reference, attributes=attributes
         )
+
+    async def delete_resource(self, ctx: NestedContext, current: ResourceState) -> None:
+        """Delete the nested (or remote) stack."""
+        if is_remote(current.resolved):
+            await _REMOTE.delete(ctx, current)
+        else:
+            await self.delete(ctx, current.physical_id, current.resolved)
 
     async def delete(
         self, ctx: NestedContext, physical_id: str | None, props: dict[str, Any]
@@ -87,6 +103,10 @@ class NestedStackHandler(ResourceHandler):
     ) -> None:
         if not current.physical_id:
             return
+        if is_remote(current.resolved):
+            if action in (StackAction.CHECK, StackAction.SUSPEND, StackAction.RESUME):
+                await _REMOTE.act(ctx, current, action.value)
+            return  # a remote stack is locked by its own Heat, not this one
         try:
             await act_on_nested(ctx, current, action, lock)
         except NestedFailed as err:
@@ -116,5 +136,5 @@ class NestedStackHandler(ResourceHandler):
         await self._act(ctx, current, StackAction.UNLOCK)
 
     def has_lock_state(self, current: ResourceState) -> bool:
-        """A created nested stack is locked and unlocked."""
-        return bool(current.physical_id)
+        """A created nested stack is locked and unlocked (a remote one is not)."""
+        return bool(current.physical_id) and not is_remote(current.resolved)
