@@ -3,6 +3,8 @@ create gets before anything is made (the `api` fixture runs without Keystone).""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 
@@ -22,7 +24,7 @@ CATALOG = [
 ]
 
 
-def remote(context: object, template: object = "heat_template_version: 2013-05-23") -> dict:
+def remote(context: object, template: object = "heat_template_version: 2013-05-23") -> Any:
     props = {"template": template, "context": context}
     return hot({"my_stack": {"type": "OS::Heat::Stack", "properties": props}})
 
