@@ -109,7 +109,7 @@ async def test_mark_unhealthy_reads_check_failed_at_once_and_update_replaces_it(
     stack = await settled(api, url)
     assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
     web = await resource(api, url, "web")
-    assert web["resource_status"] == "UPDATE_COMPLETE"
+    assert web["resource_status"] == "CREATE_COMPLETE"  # the new server, as Heat shows it
     assert web["physical_resource_id"] not in ("", old["physical_resource_id"])
     assert await server_status(running_warden, old["physical_resource_id"]) is None
     assert await server_status(running_warden, web["physical_resource_id"]) == "ACTIVE"

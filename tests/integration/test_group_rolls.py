@@ -76,7 +76,7 @@ def fewest_in_service(events: list[dict[str, Any]], unhealthy: set[str]) -> int:
         name, status = e["resource_name"], e["resource_status"]
         if status == "UPDATE_IN_PROGRESS":
             busy.add(name)
-        elif status == "UPDATE_COMPLETE":
+        elif status in ("UPDATE_COMPLETE", "CREATE_COMPLETE"):  # updated, or replaced
             busy.discard(name)
             unhealthy.discard(name)
         fewest = min(fewest, 6 - len(busy | unhealthy))

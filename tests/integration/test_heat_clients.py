@@ -123,7 +123,7 @@ def heatclient_mark_unhealthy_flow(warden: Warden) -> None:
     hc.stacks.update(name, existing=True)
     wait_status(hc, name, "UPDATE_COMPLETE")
     after = hc.resources.get(name, "web")
-    assert after.resource_status == "UPDATE_COMPLETE" and after.physical_resource_id != before
+    assert after.resource_status == "CREATE_COMPLETE" and after.physical_resource_id != before
     names = {r.resource_name for r in hc.resources.list(name)}
     assert names == {"web", "config"}
     hc.actions.check(name)

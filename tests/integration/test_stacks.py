@@ -117,7 +117,7 @@ async def test_mark_unhealthy_then_patch_replaces_server(
         assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
         web = (await resources(api, url))["web"]
         assert web["physical_resource_id"] not in ("", old["physical_resource_id"])
-        assert web["resource_status"] == "UPDATE_COMPLETE"
+        assert web["resource_status"] == "CREATE_COMPLETE"  # the replacement, as in Heat
         servers = await sim_servers(warden)
         assert old["physical_resource_id"] not in servers
         assert servers[web["physical_resource_id"]] == "ACTIVE"

@@ -390,6 +390,8 @@ class StackOperationWorkflow(StackWalk):
             self.cleanup.append(old)
             self._emit_replaced(old, applied)
         done = self._applied(fresh, applied)
+        if replacing and workflow.patched(REPLACEMENT_CREATED_PATCH):
+            action = StackAction.CREATE  # the new resource, as Heat shows it
         self._set(
             done, action, Status.COMPLETE, f"Replaced: {reason}" if replacing else "state changed"
         )
@@ -541,6 +543,8 @@ class StackOperationWorkflow(StackWalk):
         return outputs
 
 
+#: Histories recorded before a replacement showed as CREATE_COMPLETE showed UPDATE_COMPLETE.
+REPLACEMENT_CREATED_PATCH: Final = "replacement-shows-create-complete"
 #: Histories recorded before `deletion_policy: Retain` was honoured deleted such resources.
 RETAIN_PATCH: Final = "deletion-policy-retain"
 
