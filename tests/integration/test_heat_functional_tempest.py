@@ -29,6 +29,7 @@ PASSING: Final = frozenset(
         "test_hooks.HooksTest.test_hook_pre_create_wildcard",
         "test_hooks.HooksTest.test_hook_pre_update_in_place",
         "test_hooks.HooksTest.test_hook_pre_update_nochange",
+        "test_hooks.HooksTest.test_hook_pre_update_replace",
         "test_unicode_template.StackUnicodeTemplateTest.test_create_stack",
         "test_external_ref.ExternalReferencesTest.test_create_with_external_ref",
         "test_external_ref.ExternalReferencesTest.test_update_with_external_ref",
