@@ -73,6 +73,7 @@ class StackSnapshot(BaseModel):
     template: dict[str, Any] = Field(default_factory=dict)
     parameters: dict[str, Any] = Field(default_factory=dict)
     outputs: dict[str, Any] = Field(default_factory=dict)
+    output_errors: dict[str, str] = Field(default_factory=dict)
     lock: dict[str, Any] | None = None
     timeout_mins: int | None = None
     disable_rollback: bool = True

@@ -26,6 +26,8 @@ class StackRecord(SQLModel, table=True):
     template: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
     parameters: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
     outputs: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
+    #: Why an output has no value, by key (Heat's `output_error`).
+    output_errors: dict[str, str] = Field(default_factory=dict, sa_column=json_column())
     lock: dict[str, Any] | None = Field(default=None, sa_column=json_column(nullable=True))
     timeout_mins: int | None = None
     disable_rollback: bool = True

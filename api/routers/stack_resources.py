@@ -257,5 +257,6 @@ async def get_output_route(
             output_key=output_key,
             output_value=record.outputs.get(output_key),
             description=output_description(declared[output_key]),
+            output_error=(record.output_errors or {}).get(output_key),
         )
     )

@@ -6,7 +6,13 @@ import json
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from api.schemas.common import StrictModel
 from domain.errors import InvalidRequest
@@ -116,11 +122,19 @@ def stack_href(base: str, project_id: str, name: str, stack_id: str) -> str:
 
 
 class StackOutput(BaseModel):
-    """One output, as Heat lists them."""
+    """One output, as Heat lists them; `output_error` only on one without a value."""
 
     output_key: str
     output_value: Any = None
     description: str = ""
+    output_error: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _heat_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        shown: dict[str, Any] = handler(self)
+        if shown.get("output_error") is None:
+            shown.pop("output_error", None)
+        return shown
 
 
 class StackPublic(BaseModel):
@@ -166,6 +180,7 @@ class StackPublic(BaseModel):
                     output_key=key,
                     output_value=value,
                     description=output_description(outputs.get(key)),
+                    output_error=(record.output_errors or {}).get(key),
                 )
                 for key, value in sorted(record.outputs.items())
             ],

@@ -29,6 +29,10 @@ INTRINSICS: Final[dict[str, str]] = {
 }
 
 
+#: The attribute of a nested stack's resource holding its outputs' errors, by key.
+OUTPUT_ERRORS: Final = "output_errors"
+
+
 class ResolvedResource(BaseModel):
     """What intrinsics can read of a resource that exists."""
 
@@ -236,6 +240,8 @@ def _check_get_param(template: TemplateShape, args: Any, path: str) -> None:
     parts = args if isinstance(args, list) else [args]
     if not parts or not isinstance(parts[0], str) or not _is_path(parts[1:]):
         raise InvalidRequest(f"{path}: must be a parameter name or [name, key, ...]")
+    if path.startswith("outputs."):
+        return  # Heat resolves outputs one by one: a missing parameter is the output's error
     if parts[0] not in template.parameters and parts[0] not in PSEUDO_PARAMETERS:
         raise InvalidRequest(_missing_parameter(path, parts[0]))
 
@@ -320,7 +326,7 @@ def get_param_value(args: Any, params: Mapping[str, Any]) -> Any:
     if not parts or not isinstance(parts[0], str):
         raise InvalidRequest("get_param: must be a parameter name or [name, key, ...]")
     if parts[0] not in params:
-        raise InvalidRequest(f"get_param: The Parameter ({parts[0]}) was not provided.")
+        raise InvalidRequest(f"The Parameter ({parts[0]}) was not provided.")
     return _dig(params[parts[0]], parts[1:], missing="")
 
 
@@ -334,12 +340,18 @@ def _read_resource(name: str, args: Any, resources: Mapping[str, ResolvedResourc
         return resources[target].reference
     if len(args) < 2:
         raise InvalidRequest("get_attr: must be [resource, attribute, key, ...]")
-    return _read_attribute(resources[target], args[1], args[2:])
+    return _read_attribute(resources[target], args[1], args[2:], target)
 
 
-def _read_attribute(resource: ResolvedResource, name: str, path: list[Any]) -> Any:
-    """`get_attr` of one resource; groups read some attributes member by member (Heat)."""
+def _read_attribute(
+    resource: ResolvedResource, name: str, path: list[Any], resource_name: str = ""
+) -> Any:
+    """`get_attr` of one resource; groups read some attributes member by member (Heat).
+    A nested stack's output that could not be worked out is Heat's error for it."""
     rtype = RESOURCE_TYPES.get(resource.type)
+    failed = resource.attributes.get(OUTPUT_ERRORS) or {}
+    if name == "outputs" and path and path[0] in failed:
+        raise InvalidRequest(f"Error in {resource_name} output {path[0]}: {failed[path[0]]}")
     members = resource.attributes.get(MEMBERS) or {}
     if rtype is not None and name in rtype.member_attributes:
         order = sorted(members, key=member_order)

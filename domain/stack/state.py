@@ -160,6 +160,8 @@ class StackState(BaseModel):
     status_reason: str = "Stack is initializing"
     resources: dict[str, ResourceState] = Field(default_factory=dict)
     outputs: dict[str, Any] = Field(default_factory=dict)
+    #: Why an output has no value, by key (Heat's `output_error`).
+    output_errors: dict[str, str] = Field(default_factory=dict)
     lock: StackLock | None = None
     busy: StackOperation | None = None
     #: Suspended (servers paused) until a resume completes, whatever ran in between.

@@ -110,6 +110,7 @@ def finished(
         update.update({"template": op.template, "parameters": op.parameters or {}})
     if action in (*RETARGETING, StackAction.ROLLBACK):
         update["outputs"] = ending.outputs
+        update["output_errors"] = ending.output_errors
     if action == StackAction.UNLOCK and ok:
         update["lock"] = None
     if ok and action in (StackAction.SUSPEND, StackAction.RESUME):
@@ -124,11 +125,16 @@ class OperationEnding:
     """How a stack operation's child ended: the resources it left and its error."""
 
     def __init__(
-        self, resources: dict[str, ResourceState], outputs: dict[str, Any], error: str
+        self,
+        resources: dict[str, ResourceState],
+        outputs: dict[str, Any],
+        error: str,
+        output_errors: dict[str, str] | None = None,
     ) -> None:
         self.resources = resources
         self.outputs = outputs
         self.error = error
+        self.output_errors = output_errors or {}
 
 
 def mark_resource(

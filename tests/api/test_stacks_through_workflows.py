@@ -300,3 +300,47 @@ async def test_a_nested_stack_pauses_at_its_hook_until_a_signal_clears_it(
     assert cleared.status_code == 200, cleared.text
     stack = await settled(api, url)
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+
+
+ERRING = """
+heat_template_version: 2015-10-15
+resources:
+  a: {type: OS::Heat::TestResource, properties: {value: a}}
+outputs:
+  out_a: {value: {get_attr: [a, output]}}
+  out_b: {description: needs foo, value: {get_param: foo}}
+"""
+
+
+async def test_an_output_that_cannot_be_worked_out_is_an_output_error_not_a_failure(
+    running_warden: InProcessWarden,
+) -> None:
+    parent = {
+        "heat_template_version": "2015-10-15",
+        "resources": {"parent": {"type": "1.yaml"}},
+        "outputs": {
+            "a": {"value": {"get_attr": ["parent", "out_a"]}},
+            "b": {"value": {"get_attr": ["parent", "out_b"]}, "description": "parent b"},
+        },
+    }
+    api = running_warden.api
+    created = await api.post(
+        STACKS, json={"stack_name": "erring", "template": parent, "files": {"1.yaml": ERRING}}
+    )
+    assert created.status_code == 201, created.text
+    url = f"{STACKS}/erring/{created.json()['stack']['id']}"
+    stack = await settled(api, url)
+    one = (await api.get(f"{url}/outputs/b")).json()["output"]
+
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    b = {
+        "output_key": "b",
+        "output_value": None,
+        "output_error": "Error in parent output out_b: The Parameter (foo) was not provided.",
+        "description": "parent b",
+    }
+    assert sorted(stack["outputs"], key=lambda o: o["output_key"]) == [
+        {"output_key": "a", "output_value": "a", "description": "No description given"},
+        b,
+    ]
+    assert one == b

@@ -59,6 +59,7 @@ class NestedOutcome(BaseModel):
     reason: str = ""
     stack_status: str = ""
     outputs: dict[str, Any] = Field(default_factory=dict)
+    output_errors: dict[str, str] = Field(default_factory=dict)
     #: Members left FAILED (what a stack check found).
     failed: list[str] = Field(default_factory=list)
     #: Resources the nested stack has now, and their physical ids.

@@ -16,6 +16,7 @@ from temporalio.exceptions import FailureError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from domain.hot.functions import OUTPUT_ERRORS
     from domain.stack.groups import MEMBERS, GroupSpec, group_size, group_template, member_order
     from domain.stack.requests import LockStackRequest, StackOperationRequest
     from domain.stack.rules import template_object
@@ -82,6 +83,8 @@ def nested_name(parent: StackSpec, resource: str, resource_id: str) -> str:
 def _settled(outcome: NestedOutcome) -> dict[str, Any]:
     if not outcome.ok:
         raise NestedFailed(outcome)
+    if outcome.output_errors:
+        return {"outputs": outcome.outputs, OUTPUT_ERRORS: outcome.output_errors}
     return {"outputs": outcome.outputs}
 
 

@@ -60,6 +60,7 @@ def nested_outcome(s: StackState, op: StackOperation, ok: bool) -> NestedOutcome
         reason=s.status_reason,
         stack_status=s.stack_status,
         outputs=s.outputs,
+        output_errors=s.output_errors,
         failed=sorted(r.name for r in s.resources.values() if r.failed),
         size=len(s.resources),
         refs={r.name: r.physical_id for r in s.resources.values()},

@@ -42,4 +42,6 @@ class StackOpResult(BaseModel):
 
     resources: dict[str, ResourceState]
     outputs: dict[str, Any] = Field(default_factory=dict)
+    #: Why an output has no value, by key (Heat's `output_error`).
+    output_errors: dict[str, str] = Field(default_factory=dict)
     error: str = ""

@@ -105,12 +105,14 @@ class StackOperationWorkflow(StackWalk):
             if timed_out:
                 self._stop(f"Stack {inp.action.value} timed out after {inp.timeout_s} s")
         await work
-        outputs = self._outputs(inp) if inp.action != StackAction.DELETE else {}
+        outputs, errors = self._outputs(inp) if inp.action != StackAction.DELETE else ({}, {})
         self.closing = True
         await flusher
         outcome = "FAILED" if self.error else "COMPLETE"
         workflow.upsert_search_attributes([WARDEN_STATUS.value_set(outcome)])
-        return StackOpResult(resources=self.resources, outputs=outputs, error=self.error)
+        return StackOpResult(
+            resources=self.resources, outputs=outputs, output_errors=errors, error=self.error
+        )
 
     async def _wait(self, work: asyncio.Task[None], timeout_s: int) -> bool:
         try:
@@ -525,22 +527,25 @@ class StackOperationWorkflow(StackWalk):
 
     # ---- outputs ----
 
-    def _outputs(self, inp: StackOpInput) -> dict[str, Any]:
+    def _outputs(self, inp: StackOpInput) -> tuple[dict[str, Any], dict[str, str]]:
+        """Each output's value, and why each that could not be worked out has none
+        (Heat's `output_error`: the stack is fine, the output is not)."""
         try:
             tpl = self._template(inp.template)
             params = resolve_parameters(tpl, inp.parameters, pseudo=pseudo_parameters(inp.spec))
             tpl = conditioned(tpl, params)
         except InvalidRequest:
-            return {}
+            return {}, {}
         resolved = self._resolved()
         outputs: dict[str, Any] = {}
+        errors: dict[str, str] = {}
         for name, output in tpl.outputs.items():
             try:
                 outputs[name] = resolve(output.value, params, resolved)
             except InvalidRequest as err:
                 outputs[name] = None
-                workflow.logger.info("output %s of stack %s: %s", name, self._spec().stack_id, err)
-        return outputs
+                errors[name] = err.message
+        return outputs, errors
 
 
 #: Histories recorded before a replacement showed as CREATE_COMPLETE showed UPDATE_COMPLETE.

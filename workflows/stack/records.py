@@ -46,6 +46,7 @@ def stack_snapshot(state: StackState) -> StackSnapshot:
         template=state.template,
         parameters=masked_parameters(state.template, state.parameters),
         outputs=state.outputs,
+        output_errors=state.output_errors,
         lock=state.lock.model_dump(mode="json") if state.lock else None,
         timeout_mins=state.timeout_mins,
         disable_rollback=state.disable_rollback,

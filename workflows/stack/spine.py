@@ -335,7 +335,9 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         failure = ""
         if result.error:  # a cancelled update fails with the cancel as its reason
             failure = self.cancelled if self.cancelled and action == op.action else result.error
-        ending = transitions.OperationEnding(result.resources, result.outputs, failure)
+        ending = transitions.OperationEnding(
+            result.resources, result.outputs, failure, result.output_errors
+        )
         self.state = transitions.finished(
             self.state, op, action, ending, final=final, now=workflow.now()
         )

@@ -122,7 +122,8 @@ def test_resolve_properties_converts_resolved_values_and_names_bad_ones() -> Non
         InvalidRequest, match=r"^resources\.key\.properties\.length: must be an integer$"
     ):
         resolve_properties(key, {"n": "eight"}, {})
-    with pytest.raises(InvalidRequest, match=r"^resources\.key\.properties\.length: get_param"):
+    missing = r"^resources\.key\.properties\.length: The Parameter \(n\) was not provided"
+    with pytest.raises(InvalidRequest, match=missing):
         resolve_properties(key, {}, {})
 
 
