@@ -84,6 +84,7 @@ PASSING: Final = frozenset(
         "test_resources_list.ResourcesList.test_required_by",
         "test_stack_outputs.StackOutputsTest.test_outputs",
         "test_stack_outputs.StackOutputsTest.test_outputs_update_new_resource",
+        "test_stack_outputs.StackOutputsTest.test_output_error_nested",
         "test_template_validate.StackTemplateValidateTest.test_template_validate_fail_version",
         "test_templates.TemplateAPITest.test_get_stack_template",
         "test_templates.TemplateAPITest.test_resource_types",
