@@ -26,7 +26,7 @@ from domain.hot.parameters import mapping_at, plain_value
 from domain.hot.template import parse_template_text
 from domain.hot.yaml_format import load_yaml
 from domain.stack.hooks import Breakpoints, parse_breakpoints
-from domain.stack.resource_types import RESOURCE_TYPES, STACK
+from domain.stack.resource_types import RESOURCE_TYPES, STACK, ResourceType
 
 ENVIRONMENT_SECTIONS: Final = frozenset(
     {
@@ -127,7 +127,7 @@ class _Expander:
                 continue
             kind = self.resolve_type(spec["type"], f"resources.{name}.type")
             if kind in RESOURCE_TYPES or kind not in self.files:
-                expanded[name] = {**spec, "type": kind}
+                expanded[name] = self.with_members({**spec, "type": kind}, name, nesting)
                 continue
             nested.add(name)
             expanded[name] = self.template_resource(name, spec, kind, nesting)
@@ -135,6 +135,25 @@ class _Expander:
             data = {**data, "resources": expanded}
         result: dict[str, Any] = _read_outputs_of(data, nested) if nested else data
         return result
+
+    def with_members(self, spec: dict[str, Any], name: str, nesting: int) -> dict[str, Any]:
+        """A group whose member definition names a template (directly or through the
+        registry): each member is then a stack of that template, as in Heat."""
+        rtype = RESOURCE_TYPES.get(spec["type"])
+        props = spec.get("properties")
+        key = _member_key(rtype) if rtype is not None else None
+        if key is None or not isinstance(props, dict):
+            return spec
+        member = props.get(key)
+        if not isinstance(member, dict) or not isinstance(member.get("type"), str):
+            return spec
+        path = f"resources.{name}.properties.{key}"
+        kind = self.resolve_type(member["type"], f"{path}.type")
+        if kind in RESOURCE_TYPES or kind not in self.files:
+            expanded = {**member, "type": kind}
+        else:
+            expanded = self.template_resource(f"{name}.properties.{key}", member, kind, nesting)
+        return {**spec, "properties": {**props, key: expanded}}
 
     def template_resource(
         self, name: str, spec: dict[str, Any], file_name: str, nesting: int
@@ -201,6 +220,15 @@ def template_resource_files(
 def file_template(files: Mapping[str, Any], file_name: str) -> dict[str, Any]:
     """The template in `files` under `file_name`, read as YAML or JSON."""
     return _yaml_template(str(files[file_name]), file_name)
+
+
+def _member_key(rtype: ResourceType) -> str | None:
+    """The property of a group type that holds its member's definition."""
+    if rtype.member_definition is not None:
+        return rtype.member_definition
+    if rtype.nested_holds == "resource":
+        return next(iter(sorted(rtype.nested_properties)), None)
+    return None
 
 
 def _glob_target(registry: Mapping[str, str], kind: str) -> str | None:

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from domain.hot.functions import static_properties
+from domain.errors import InvalidRequest
+from domain.hot.functions import intrinsic, static_properties
 from domain.hot.template import conditioned, load_template, resolve_parameters
-from domain.stack.resource_types import STACK, resource_type
+from domain.stack.groups import indexed_template
+from domain.stack.resource_types import RESOURCE_GROUP, STACK, resource_type
 
 #: The stack id a preview shows (Heat's `str(None)`).
 NO_ID: Final = "None"
@@ -30,6 +32,36 @@ def _identity(project_id: str, stack_name: str, path: str) -> dict[str, str]:
 def pseudo(project_id: str, stack_name: str) -> dict[str, Any]:
     """The pseudo parameters of a stack not made yet."""
     return {"OS::stack_name": stack_name, "OS::stack_id": NO_ID, "OS::project_id": project_id}
+
+
+def _members(props: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A ResourceGroup's nested template, as Heat previews the group: its `count`
+    members, what they read of other resources left empty (nothing exists yet)."""
+    count, member = props.get("count"), props.get("resource_def")
+    if not isinstance(count, int) or isinstance(count, bool) or not isinstance(member, Mapping):
+        return None
+    names = [str(i) for i in range(count)]
+    index_var = str(props.get("index_var") or "%index%")
+    try:
+        inner = resource_type(str(member.get("type"))).nested_properties
+    except InvalidRequest:
+        return None
+    given = member.get("properties") or {}
+    # An inline template's own reads are its own: only the member's other values go.
+    unread = {k: v if k in inner else _unread(v) for k, v in given.items()}
+    return indexed_template({**member, "properties": unread}, names, index_var)
+
+
+def _unread(value: Any) -> Any:
+    """`value` with every read of another resource (`get_resource`, `get_attr`) as ""."""
+    call = intrinsic(value)
+    if call is not None and call[0] in ("get_resource", "get_attr"):
+        return ""
+    if isinstance(value, Mapping):
+        return {k: _unread(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unread(v) for v in value]
+    return value
 
 
 def preview_resources(
@@ -65,6 +97,22 @@ def preview_resources(
                 )
             )
             continue
+        members = _members(props) if res.type == RESOURCE_GROUP and depth < MAX_DEPTH else None
+        if members is not None:
+            try:
+                previewed.append(
+                    preview_resources(
+                        members,
+                        {},
+                        project_id=project_id,
+                        stack_name=f"{stack_name}-{res.name}",
+                        parent_resource=res.name,
+                        depth=depth + 1,
+                    )
+                )
+                continue
+            except InvalidRequest:
+                pass  # a member that needs what only a create knows: shown as the group
         rtype = resource_type(res.type)
         previewed.append(
             {

@@ -149,6 +149,50 @@ async def test_preview_lists_resources_without_creating(api: httpx.AsyncClient) 
     assert (await api.get("/v1/demo/stacks")).json()["stacks"] == []
 
 
+async def test_preview_of_a_group_of_template_members_lists_each_member_s_resources(
+    api: httpx.AsyncClient,
+) -> None:
+    member = {
+        "heat_template_version": "2015-04-30",
+        "parameters": {"net": {"type": "string"}},
+        "resources": {
+            "port": {"type": "OS::Neutron::Port", "properties": {"network": {"get_param": "net"}}}
+        },
+    }
+    template = {
+        "heat_template_version": "2015-04-30",
+        "resources": {
+            "net": {"type": "OS::Neutron::Net"},
+            "rg": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {
+                    "count": 2,
+                    "resource_def": {
+                        "type": "member.yaml",
+                        "properties": {"net": {"get_resource": "net"}},
+                    },
+                },
+            },
+        },
+    }
+    preview = await api.post(
+        "/v1/demo/stacks/preview",
+        json={
+            "stack_name": "grp",
+            "template": template,
+            "files": {"member.yaml": yaml.safe_dump(member)},
+        },
+    )
+    assert preview.status_code == 200, preview.text
+    net, members = preview.json()["stack"]["resources"]
+    assert net["resource_name"] == "net"
+    assert [[(r["resource_name"], r["stack_name"]) for r in m] for m in members] == [
+        [("port", "grp-rg-0")],
+        [("port", "grp-rg-1")],
+    ]
+    assert members[0][0]["parent_resource"] == "0"
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

@@ -344,3 +344,52 @@ async def test_an_output_that_cannot_be_worked_out_is_an_output_error_not_a_fail
         b,
     ]
     assert one == b
+
+
+MEMBER = """
+heat_template_version: 2015-04-30
+parameters:
+  label: {type: string}
+resources:
+  box: {type: OS::Heat::TestResource, properties: {value: {get_param: label}}}
+outputs:
+  label: {value: {get_attr: [box, output]}}
+"""
+
+
+async def test_a_group_of_template_members_makes_each_a_stack_of_the_template(
+    running_warden: InProcessWarden,
+) -> None:
+    template = {
+        "heat_template_version": "2015-04-30",
+        "resources": {
+            "rg": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {
+                    "count": 2,
+                    "resource_def": {"type": "My::Box", "properties": {"label": "box-%index%"}},
+                },
+            }
+        },
+        "outputs": {"labels": {"value": {"get_attr": ["rg", "attributes", "label"]}}},
+    }
+    api = running_warden.api
+    created = await api.post(
+        STACKS,
+        json={
+            "stack_name": "boxes",
+            "template": template,
+            "files": {"member.yaml": MEMBER},
+            "environment": {"resource_registry": {"My::Box": "member.yaml"}},
+        },
+    )
+    assert created.status_code == 201, created.text
+    url = f"{STACKS}/boxes/{created.json()['stack']['id']}"
+    stack = await settled(api, url)
+    listed = await api.get(f"{url}/resources", params={"nested_depth": 2})
+
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    assert stack["outputs"][0]["output_value"] == {"0": "box-0", "1": "box-1"}
+    names = {(r["resource_name"], r["resource_type"]) for r in listed.json()["resources"]}
+    assert {("0", "OS::Heat::Stack"), ("1", "OS::Heat::Stack")} <= names
+    assert ("box", "OS::Heat::TestResource") in names
