@@ -268,7 +268,8 @@ def _check_get_attr(template: TemplateShape, args: Any, owner: str | None, path:
     target = template.resources[args[0]]
     rtype = resource_type(target.type)
     by_name = rtype.member_by_name and args[1].startswith("resource.")
-    if not rtype.open_attributes and args[1] not in rtype.attributes and not by_name:
+    known = rtype.open_attributes or rtype.member_lists_any or args[1] in rtype.attributes
+    if not known and not by_name:
         raise InvalidRequest(
             f'Invalid template: {path}: resource "{args[0]}" ({target.type}) has no attribute '
             f'"{args[1]}"'
@@ -364,6 +365,10 @@ def _read_attribute(
             refs = resource.attributes.get("refs_map") or {}
             return _dig(refs.get(member), path, missing=None)
         return _dig(members.get(member), [*attribute, *path], missing=None)
+    if rtype is not None and rtype.member_lists_any and name not in rtype.attributes:
+        return [
+            _dig(members[n], [name, *path], missing=None) for n in sorted(members, key=member_order)
+        ]
     return _dig(resource.attributes.get(name), path, missing=None)
 
 

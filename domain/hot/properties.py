@@ -122,6 +122,9 @@ class ResourceType(BaseModel):
     member_attributes: dict[str, Literal["map", "list"]] = {}
     #: `resource.{name}` and `resource.{name}.{attribute}` read one member (ResourceGroup).
     member_by_name: bool = False
+    #: Any other attribute name reads as the list of each member's attribute of that
+    #: name, in member order (Heat's ResourceGroup: `get_attr: [group, first_address]`).
+    member_lists_any: bool = False
     description: str = ""
     #: What each attribute holds, for `GET /resource_types/{type}` (Heat's wording).
     attribute_docs: dict[str, str] = {}

@@ -371,7 +371,10 @@ async def test_a_group_of_template_members_makes_each_a_stack_of_the_template(
                 },
             }
         },
-        "outputs": {"labels": {"value": {"get_attr": ["rg", "attributes", "label"]}}},
+        "outputs": {
+            "labels": {"value": {"get_attr": ["rg", "attributes", "label"]}},
+            "listed": {"value": {"get_attr": ["rg", "label"]}},
+        },
     }
     api = running_warden.api
     created = await api.post(
@@ -389,7 +392,9 @@ async def test_a_group_of_template_members_makes_each_a_stack_of_the_template(
     listed = await api.get(f"{url}/resources", params={"nested_depth": 2})
 
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
-    assert stack["outputs"][0]["output_value"] == {"0": "box-0", "1": "box-1"}
+    outputs = {o["output_key"]: o["output_value"] for o in stack["outputs"]}
+    assert outputs["labels"] == {"0": "box-0", "1": "box-1"}
+    assert outputs["listed"] == ["box-0", "box-1"]  # any other name: each member's, in order
     names = {(r["resource_name"], r["resource_type"]) for r in listed.json()["resources"]}
     assert {("0", "OS::Heat::Stack"), ("1", "OS::Heat::Stack")} <= names
     assert ("box", "OS::Heat::TestResource") in names

@@ -37,6 +37,7 @@ PASSING: Final = frozenset(
         "test_preview.StackPreviewTest.test_basic_fail",
         "test_preview.StackPreviewTest.test_basic_pass",
         "test_preview.StackPreviewTest.test_nested_pass",
+        "test_preview.StackPreviewTest.test_res_group_with_nested_template",
         "test_unicode_template.StackUnicodeTemplateTest.test_stack_preview",
         "test_template_validate.StackTemplateValidateTest.test_template_validate_basic",
         "test_template_validate.StackTemplateValidateTest."

@@ -66,6 +66,7 @@ TYPE: Final = ResourceType(
     attributes=frozenset({"refs", "refs_map", "attributes", REMOVED}),
     member_attributes={"attributes": "map"},
     member_by_name=True,
+    member_lists_any=True,
     member_definition="resource_def",
     check=_check_group,
     description="Creates one or more identically configured nested resources.",
