@@ -45,7 +45,7 @@ class ResourcePublic(BaseModel):
             resource_name=record.name,
             logical_resource_id=record.name,
             resource_type=record.type,
-            physical_resource_id=record.physical_id or _nested_id(record) or "",
+            physical_resource_id=record.physical_id or _nested_id(record, stack) or "",
             resource_status=f"{record.action}_{record.status}",
             resource_status_reason=record.status_reason,
             required_by=record.required_by,
@@ -67,18 +67,28 @@ class ResourcePublic(BaseModel):
 _NESTED_TYPES: Final = frozenset({STACK_TYPE, RESOURCE_GROUP, AUTO_SCALING_GROUP})
 
 
-def _nested_id(record: StackResourceRecord) -> str | None:
+def _is_nested(record: StackResourceRecord, stack: StackRecord) -> bool:
+    """Whether the resource is a nested stack of this Warden's (a remote stack, one with
+    a `context`, is a stack of its own, which Heat does not link as nested)."""
+    if record.type not in _NESTED_TYPES:
+        return False
+    declared = (stack.template.get("resources") or {}).get(record.name)
+    props = declared.get("properties") if isinstance(declared, dict) else None
+    return not (isinstance(props, dict) and "context" in props)
+
+
+def _nested_id(record: StackResourceRecord, stack: StackRecord) -> str | None:
     """The id of the resource's nested stack once it has been started (its id is the
     resource's): Heat shows it as the physical id from then on, before it completes."""
-    if record.type not in _NESTED_TYPES or record.action == "INIT" or not record.resource_id:
+    if record.action == "INIT" or not record.resource_id or not _is_nested(record, stack):
         return None
     return record.resource_id
 
 
 def _nested_link(record: StackResourceRecord, stack: StackRecord, base: str) -> list[Link]:
     """Heat's `nested` link, once the resource's nested stack has been started."""
-    nested_id = record.physical_id or _nested_id(record)
-    if record.type not in _NESTED_TYPES or not nested_id:
+    nested_id = record.physical_id or _nested_id(record, stack)
+    if not nested_id or not _is_nested(record, stack):
         return []
     name = nested_stack_name(stack.name, record.name, nested_id)
     return [Link(href=stack_href(base, stack.project_id, name, nested_id), rel="nested")]

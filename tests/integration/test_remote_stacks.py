@@ -1,6 +1,7 @@
 """Remote stacks end to end: an `OS::Heat::Stack` with a `context` is made through the
 orchestration endpoint of its region in simcloud's Keystone catalog (this Warden),
-and every operation of its parent reaches it there.
+and every operation of its parent reaches it there: update, suspend, resume, check,
+replacement when marked unhealthy, delete.
 
 The caller holds a Keystone token of the project Warden's cloud account is in, as
 Heat's own functional tests do: the remote stack is made in that project.
@@ -82,6 +83,7 @@ async def test_a_remote_stack_follows_its_parent_through_create_update_suspend_d
 
         rsrc = (await api.get(f"{url}/resources/my_stack")).json()["resource"]
         remote_id = rsrc["physical_resource_id"]
+        assert "nested" not in {link["rel"] for link in rsrc["links"]}  # not Heat's nested
         remote = (await api.get(f"{base}/{remote_id}", follow_redirects=True)).json()["stack"]
         assert remote["id"] == remote_id
         assert remote["parent"] is None  # a stack of its own, not a nested one
