@@ -262,8 +262,12 @@ def _is_path(parts: list[Any]) -> bool:
 def _check_get_attr(template: TemplateShape, args: Any, owner: str | None, path: str) -> None:
     if not isinstance(args, list) or len(args) < 2 or not isinstance(args[1], str):
         raise InvalidRequest(f"{path}: must be [resource, attribute, key, ...]")
-    if not _is_path(args[2:]):
+    # Path items may be calls (`{get_param: network}`), worked out before the read.
+    if not _is_path([p for p in args[2:] if intrinsic(p) is None]):
         raise InvalidRequest(f"{path}: attribute path items must be keys or indexes")
+    for i, item in enumerate(args[2:], start=2):
+        if intrinsic(item) is not None:
+            _check_calls(template, item, owner, f"{path}[{i}]")
     _check_target(template, args[0], owner, path)
     target = template.resources[args[0]]
     rtype = resource_type(target.type)
@@ -306,6 +310,13 @@ def _evaluate(
             return [_evaluate(v, params, resources) for v in value]
         return value
     name, args = call
+    if (
+        name == "get_attr"
+        and isinstance(args, list)
+        and any(intrinsic(p) is not None for p in args[2:])
+    ):
+        args = [*args[:2], *(_evaluate(p, params, resources) for p in args[2:])]
+        value = {name: args}
     if name in ("get_resource", "get_attr"):
         return value if resources is None else _read_resource(name, args, resources)
     if name == "if":

@@ -31,8 +31,9 @@ class ResourceDef(_Frozen):
     deletion_policy: str = "Delete"
     update_policy: dict[str, Any] = Field(default_factory=dict)
     #: An existing physical resource the stack adopts instead of creating one (Heat's
-    #: `external_id`, HOT 2016-10-14): never updated, never deleted by the stack.
-    external_id: str | None = None
+    #: `external_id`, HOT 2016-10-14): never updated, never deleted by the stack. A
+    #: string, or a `get_param` call the stack's parameters resolve.
+    external_id: str | dict[str, Any] | None = None
     #: Its `condition` (HOT 2016-10-14): a condition's name, true/false, or a call.
     condition: str | bool | dict[str, Any] | None = None
 

@@ -263,8 +263,28 @@ def _load(raw: Any, nesting: int) -> Template:
         template = template.model_copy(update={"conditional": True})
         check_conditions(template)
     check_references(template)
+    for res in template.resources.values():
+        if isinstance(res.external_id, dict):
+            args = res.external_id["get_param"]
+            param = args[0] if isinstance(args, list) and args else args
+            if not isinstance(param, str) or param not in template.parameters:
+                raise InvalidRequest(
+                    f"Invalid template: resources.{res.name}.external_id.get_param: "
+                    f'parameter "{param}" does not exist'
+                )
     template.creation_order()
     return template
+
+
+def _external_id_at(value: Any, path: str) -> str | dict[str, Any] | None:
+    """An `external_id`: a physical id, or a `get_param` of one (Heat resolves it with
+    the stack's parameters)."""
+    call = intrinsic(value)
+    if call is not None and call[0] == "get_param":
+        return dict(value)
+    if value is not None and not isinstance(value, str):
+        raise InvalidRequest(f"{path}: must be a string or a get_param")
+    return value or None
 
 
 def conditioned(template: Template, params: Mapping[str, Any]) -> Template:
@@ -343,7 +363,7 @@ def _resource(name: str, spec: Any, nesting: int, since_conditions: bool) -> Res
         metadata=mapping_at(spec.get("metadata"), f"{path}.metadata"),
         deletion_policy=policy.capitalize(),
         update_policy=mapping_at(spec.get("update_policy"), f"{path}.update_policy"),
-        external_id=text_at(spec.get("external_id"), f"{path}.external_id") or None,
+        external_id=_external_id_at(spec.get("external_id"), f"{path}.external_id"),
         condition=_condition_at(spec.get("condition"), f"{path}.condition"),
     )
 

@@ -847,6 +847,17 @@ async def test_an_external_resource_is_adopted_never_updated_and_left_on_delete(
     assert "Update to property external_id of test1" in stack.status_reason
 
 
+async def test_an_external_id_may_be_a_parameter(harness: Harness) -> None:
+    template = with_external(None)
+    template["parameters"] = {"server_id": {"type": "string"}}
+    template["resources"]["test1"]["external_id"] = {"get_param": "server_id"}
+    _, stack_id = await create_stack(harness, template, parameters={"server_id": "adopted-1"})
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    assert stack.outputs["str"] == "adopted-1"
+    assert resources(harness, stack_id)["test1"].physical_id == "adopted-1"
+
+
 async def test_adding_an_external_id_to_a_made_resource_fails_the_update(
     harness: Harness,
 ) -> None:

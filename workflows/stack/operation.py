@@ -32,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
         resolve_parameters,
         resolve_properties,
         static_properties,
+        static_value,
     )
     from domain.stack.hooks import hooks_of
     from domain.stack.plan import ChangeKind, CurrentResource, UpdatePlan, plan_update
@@ -234,7 +235,7 @@ class StackOperationWorkflow(StackWalk):
         definition = tpl.resources[name]
         current = self.resources.get(name)
         if definition.external_id is not None or (current and current.external_id):
-            return await self._external(definition, current)
+            return await self._external(definition, current, params)
         hooks = hooks_of(self._inp().hooks, name)
         step = partial(self._converge_step, tpl, params, plan, name, requires)
         return await (self._between_hooks(definition, hooks, step) if hooks else step())
@@ -332,11 +333,15 @@ class StackOperationWorkflow(StackWalk):
             return await self._update_in_place(current, props, applied_props, reason)
         return await self._create(name, definition.type, props, applied_props, reason)
 
-    async def _external(self, definition: ResourceDef, current: ResourceState | None) -> bool:
+    async def _external(
+        self, definition: ResourceDef, current: ResourceState | None, params: dict[str, Any]
+    ) -> bool:
         """A resource the template names by `external_id` (Heat's rules): adopted once
         (after a check that it exists), then never updated; adding, changing or removing
         the `external_id` of a resource that exists fails the update."""
         external = definition.external_id
+        if isinstance(external, dict):  # a get_param of the id
+            external = str(static_value(external, params))
         if current is not None and current.physical_id:
             if current.external_id != external:
                 reason = (

@@ -193,3 +193,36 @@ def test_a_group_member_s_inner_template_keeps_its_own_intrinsics() -> None:
     resolved = props["resource_def"]["properties"]
     assert resolved["parameters"] == {"size": 8}  # the outer part is resolved here
     assert resolved["template"] == inner  # the inner template is kept as written
+
+
+def test_a_get_attr_path_may_hold_calls_worked_out_before_the_read() -> None:
+    template = load_template(
+        {
+            "heat_template_version": "2016-10-14",
+            "parameters": {"network": {"type": "string"}},
+            "resources": {"s": {"type": "OS::Heat::None"}},
+            "outputs": {
+                "ip": {"value": {"get_attr": ["s", "networks", {"get_param": "network"}, 0]}}
+            },
+        }
+    )
+    server = ResolvedResource(
+        type="OS::Heat::None", attributes={"networks": {"private": ["10.0.0.5"]}}
+    )
+    value = template.outputs["ip"].value
+    assert resolve(value, {"network": "private"}, {"s": server}) == "10.0.0.5"
+    with pytest.raises(
+        InvalidRequest, match=r"value\.get_attr\[2\]: : The Parameter \(nope\) was not provided"
+    ):
+        load_template(
+            {
+                "heat_template_version": "2016-10-14",
+                "resources": {
+                    "s": {"type": "OS::Heat::None"},
+                    "t": {
+                        "type": "OS::Heat::TestResource",
+                        "properties": {"value": {"get_attr": ["s", "x", {"get_param": "nope"}]}},
+                    },
+                },
+            }
+        )

@@ -512,3 +512,19 @@ def test_the_dependency_graph_is_worked_out_once_and_handed_out_as_copies() -> N
         ["a", "b"],
         {"a": ["b"], "b": []},
     )
+
+
+def test_an_external_id_is_a_string_or_a_get_param_of_a_declared_parameter() -> None:
+    def with_id(external: Any, **params: Any) -> dict[str, Any]:
+        return {
+            "heat_template_version": "2016-10-14",
+            "parameters": params,
+            "resources": {"s": {"type": "OS::Heat::None", "external_id": external}},
+        }
+
+    loaded = load_template(with_id({"get_param": "sid"}, sid={"type": "string"}))
+    assert loaded.resources["s"].external_id == {"get_param": "sid"}
+    with pytest.raises(InvalidRequest, match=r'external_id\.get_param: parameter "nope"'):
+        load_template(with_id({"get_param": "nope"}))
+    with pytest.raises(InvalidRequest, match="external_id: must be a string or a get_param"):
+        load_template(with_id(["x"]))
