@@ -27,6 +27,7 @@ from api.routers import (
     profiles,
     receivers,
     services,
+    software_configs,
     spec_types,
     stack_lookup,
     stack_resources,
@@ -125,6 +126,7 @@ _ROUTERS = (
     stack_resources.router,
     stack_lookup.name_router,
     heat_info.router,
+    software_configs.router,
     whoami.router,
     unsupported.router,  # last: only paths no route above serves
 )

@@ -41,6 +41,16 @@ TYPES = (
     "OS::Octavia::Pool",
     "OS::Octavia::PoolMember",
     "OS::Octavia::HealthMonitor",
+    "OS::Heat::SoftwareConfig",
+    "OS::Heat::CloudConfig",
+    "OS::Heat::MultipartMime",
+    "OS::Heat::StructuredConfig",
+    "OS::Heat::SoftwareDeployment",
+    "OS::Heat::SoftwareDeploymentGroup",
+    "OS::Heat::StructuredDeployment",
+    "OS::Heat::StructuredDeploymentGroup",
+    "OS::Heat::WaitCondition",
+    "OS::Heat::WaitConditionHandle",
 )
 
 

@@ -202,6 +202,8 @@ async def create_server(request: Request, _: AuthToken) -> Response:
         or [{"name": "default"}],
         "tags": list(body.tags),
         "description": body.description,
+        # Nova shows it (base64, as sent) from microversion 2.3 on, to admins.
+        "OS-EXT-SRV-ATTR:user_data": body.user_data,
     }
     try:
         ports = plug_server(state, record.id, body.networks, _group_names(body))

@@ -6,6 +6,7 @@ from store.events import EventRecord
 from store.policies import PolicyRecord
 from store.profiles import ProfileRecord
 from store.receivers import ReceiverRecord
+from store.software_configs import SoftwareConfigRecord
 from store.stacks import StackRecord, StackResourceRecord
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "PolicyRecord",
     "ProfileRecord",
     "ReceiverRecord",
+    "SoftwareConfigRecord",
     "StackRecord",
     "StackResourceRecord",
 ]

@@ -16,6 +16,7 @@ from activities.hooks import HookActivities
 from activities.keypairs import KeypairActivities
 from activities.nodes import NodeActivities
 from activities.recovery import RecoveryActivities
+from activities.software_configs import SoftwareConfigActivities
 from activities.stack_nodes import StackNodeActivities
 from activities.store import StoreActivities
 from config import Settings
@@ -86,6 +87,7 @@ async def serving_activities(
     objects = CloudObjectActivities(cloud.collections)
     keypairs = KeypairActivities(cloud.collections)
     stacks = StackNodeActivities(cloud.orchestration)
+    configs = SoftwareConfigActivities(engine)
     try:
         yield [
             store.record_changes,
@@ -126,6 +128,9 @@ async def serving_activities(
             objects.wait_cloud_object,
             objects.act_on_cloud_object,
             keypairs.create_keypair,
+            configs.store_software_config,
+            configs.show_software_config,
+            configs.delete_software_config,
         ]
     finally:
         await hooks.aclose()

@@ -26,6 +26,7 @@ from domain.stack.types import (
     scaling_group,
     scaling_policy,
     server,
+    software_config,
     test_resource,
 )
 from domain.stack.types.cinder import volume
@@ -87,6 +88,7 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         volume.ATTACHMENT_TYPE,
         web_image.TYPE,
         *(api.rtype for api in octavia.ALL),
+        *software_config.TYPES,
     )
 }
 

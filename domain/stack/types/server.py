@@ -15,6 +15,7 @@ from typing import Any, Final
 from domain.server_networks import attachable_in_place
 from domain.servers import NetworkRequest, ServerInfo, ServerRequest
 from domain.stack.types.heat_schema import heat_type
+from domain.stack.types.software_config import is_uuid_like
 
 NAME: Final = "OS::Nova::Server"
 
@@ -126,6 +127,14 @@ def server_request(
         config_drive=props.get("config_drive"),
         admin_pass=props.get("admin_pass") or None,
         tags=tuple(str(t) for t in props.get("tags") or ()),
+    )
+
+
+def names_config(props: Mapping[str, Any]) -> bool:
+    """Whether `user_data` may be the id of a software config: Heat reads it so for the
+    RAW and SOFTWARE_CONFIG formats."""
+    return props.get("user_data_format") in ("RAW", "SOFTWARE_CONFIG") and is_uuid_like(
+        props.get("user_data")
     )
 
 

@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
         scaling_group,
         scaling_policy,
         server,
+        software_config,
         test_resource,
     )
     from domain.stack.types.cinder import volume
@@ -42,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.stack.resources.scaling_group import ScalingGroupHandler
     from workflows.stack.resources.scaling_policy import ScalingPolicyHandler
     from workflows.stack.resources.server import ServerHandler
+    from workflows.stack.resources.software_config import SoftwareConfigHandler
     from workflows.stack.resources.test_resource import TestResourceHandler
     from workflows.stack.resources.volumes import VolumeAttachmentHandler, VolumeHandler
 
@@ -67,6 +69,7 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     volume.ATTACHMENT_NAME: VolumeAttachmentHandler(),
     web_image.NAME: WebImageHandler(),
     **{api.rtype.name: ApiObjectHandler(api) for api in octavia.ALL},
+    **{name: SoftwareConfigHandler(name) for name in software_config.CONFIG_TYPES},
 }
 _NO_PHYSICAL_SIDE: Final = ResourceHandler()
 

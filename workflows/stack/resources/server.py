@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.cloud_objects import CloudObjectActivities
     from activities.compute import ComputeActivities
     from activities.recovery import RecoveryActivities
+    from activities.software_configs import SoftwareConfigActivities
     from domain.cloud_objects import CloudAction, CloudObject, CloudRef
     from domain.cluster.recovery import RebuildRequest
     from domain.server_networks import attachable_in_place, reduced
@@ -29,11 +30,13 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.stack.state import LockLevel, ResourceState, StackLock
     from domain.stack.types.server import (
+        names_config,
         needs_rebuild,
         server_attributes,
         server_request,
         user_ports,
     )
+    from domain.stack.types.software_config import ConfigRef, SoftwareConfig
     from workflows.stack.nested import NestedContext
     from workflows.stack.resources.base import (
         Applied,
@@ -42,6 +45,19 @@ with workflow.unsafe.imports_passed_through():
         call_activity,
         unchanged,
     )
+
+
+async def _with_config(ctx: NestedContext, props: dict[str, Any]) -> dict[str, Any]:
+    """The properties with the config `user_data` names in its place (Heat's
+    `get_software_config`: a uuid that names no config is sent as it is)."""
+    ref = ConfigRef(project_id=ctx.parent().project_id, id=str(props["user_data"]))
+    found: SoftwareConfig | None = await call_activity(
+        SoftwareConfigActivities.show_software_config, ref
+    )
+    if found is None or found.config is None:
+        return props
+    config = found.config
+    return props | {"user_data": config if isinstance(config, str) else json.dumps(config)}
 
 
 def _applied(info: ServerInfo) -> Applied:
@@ -67,6 +83,8 @@ class ServerHandler(ResourceHandler):
     ) -> Applied:
         """Create the server and wait until it is ACTIVE."""
         spec = ctx.parent()
+        if names_config(props):
+            props = await _with_config(ctx, props)
         request = server_request(spec.name, spec.stack_id, name, props, resource_id)
         try:
             created: ServerInfo = await call_activity(ComputeActivities.create_server, request)
