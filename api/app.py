@@ -28,6 +28,7 @@ from api.routers import (
     receivers,
     services,
     software_configs,
+    software_deployments,
     spec_types,
     stack_lookup,
     stack_resources,
@@ -127,6 +128,7 @@ _ROUTERS = (
     stack_lookup.name_router,
     heat_info.router,
     software_configs.router,
+    software_deployments.router,
     whoami.router,
     unsupported.router,  # last: only paths no route above serves
 )

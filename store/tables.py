@@ -7,6 +7,7 @@ from store.policies import PolicyRecord
 from store.profiles import ProfileRecord
 from store.receivers import ReceiverRecord
 from store.software_configs import SoftwareConfigRecord
+from store.software_deployments import SoftwareDeploymentRecord
 from store.stacks import StackRecord, StackResourceRecord
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "ProfileRecord",
     "ReceiverRecord",
     "SoftwareConfigRecord",
+    "SoftwareDeploymentRecord",
     "StackRecord",
     "StackResourceRecord",
 ]

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response, status
 from pydantic import BaseModel, ConfigDict
+from sqlmodel import Session
 
 from api.auth import Role
 from api.deps import DbDep
@@ -17,6 +18,7 @@ from domain.errors import InvalidRequest, NotFound
 from domain.stack.types.software_config import SoftwareConfig, checked_io, config_view
 from store.columns import now_utc
 from store.software_configs import delete_config, get_config, list_configs, save_config
+from store.software_deployments import config_in_use
 
 router = APIRouter(
     prefix="/v1/{project_id}/software_configs",
@@ -69,6 +71,17 @@ def _not_found(config_id: str) -> NotFound:
     error = NotFound(f"Software config with id {config_id} not found")
     error.openstack_type = "NotFound"  # Heat's exception.NotFound, not ResourceNotFound
     return error
+
+
+def _delete(session: Session, project_id: str, config_id: str) -> None:
+    """Delete a config no deployment uses (Heat's `software_config_delete`)."""
+    if get_config(session, project_id, config_id) is None:
+        raise _not_found(config_id)
+    if config_in_use(session, config_id):
+        raise InvalidRequest(
+            f"Software config with id {config_id} can not be deleted as it is referenced."
+        )
+    delete_config(session, project_id, config_id)
 
 
 @router.get("")
@@ -130,6 +143,5 @@ async def delete_software_config_route(
     caller: ProjectWriter, db: DbDep, config_id: ConfigId
 ) -> Response:
     """Delete a config (204)."""
-    if not await db.run(delete_config, caller.project_id, config_id):
-        raise _not_found(config_id)
+    await db.run(_delete, caller.project_id, config_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -29,11 +29,6 @@ UNSUPPORTED: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     f"{_STACK}/abandon": ("Stack Abandon", ("DELETE",)),
     f"{_STACK}/export": ("Stack Export", ("GET",)),
     f"{_STACK}/resources/{{resource_name}}/metadata": ("Resource Metadata", ("GET",)),
-    "/v1/{project_id}/software_deployments": ("Software Deployment", ("GET", "POST")),
-    "/v1/{project_id}/software_deployments/{deployment_id}": (
-        "Software Deployment",
-        ("GET", "PUT", "DELETE"),
-    ),
     "/v1/receivers/{receiver_id}/notify": ("Message Receiver", ("POST",)),
     "/v1/nodes/adopt": ("Node Adopt", ("POST",)),
     "/v1/nodes/adopt-preview": ("Node Adopt", ("POST",)),

@@ -35,6 +35,7 @@ GABBI_FILES = {
     "templates.yaml": 3,
     "resourcetypes.yaml": 3,
     "environments.yaml": 5,
+    "softwareconfig.yaml": 10,
 }
 
 
