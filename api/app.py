@@ -27,6 +27,7 @@ from api.routers import (
     profiles,
     receivers,
     services,
+    signals,
     software_configs,
     software_deployments,
     spec_types,
@@ -128,6 +129,7 @@ _ROUTERS = (
     stack_lookup.name_router,
     heat_info.router,
     software_configs.router,
+    signals.router,
     software_deployments.router,
     whoami.router,
     unsupported.router,  # last: only paths no route above serves

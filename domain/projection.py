@@ -98,6 +98,7 @@ class ResourceSnapshot(BaseModel):
     status_reason: str = ""
     required_by: list[str] = Field(default_factory=list)
     attributes: dict[str, Any] = Field(default_factory=dict)
+    rsrc_metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     updated_at: datetime
 

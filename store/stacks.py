@@ -52,6 +52,8 @@ class StackResourceRecord(SQLModel, table=True):
     status_reason: str = Field(default="")
     required_by: list[str] = Field(default_factory=list, sa_column=json_column())
     attributes: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
+    #: Heat's resource metadata (a wait condition handle's signals).
+    rsrc_metadata: dict[str, Any] = Field(default_factory=dict, sa_column=json_column())
     created_at: datetime = Field(sa_column=utc_column())
     updated_at: datetime = Field(sa_column=utc_column())
 

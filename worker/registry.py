@@ -16,6 +16,7 @@ from activities.hooks import HookActivities
 from activities.keypairs import KeypairActivities
 from activities.nodes import NodeActivities
 from activities.recovery import RecoveryActivities
+from activities.signals import SignalActivities
 from activities.software_configs import SoftwareConfigActivities
 from activities.stack_nodes import StackNodeActivities
 from activities.store import StoreActivities
@@ -88,6 +89,7 @@ async def serving_activities(
     keypairs = KeypairActivities(cloud.collections)
     stacks = StackNodeActivities(cloud.orchestration)
     configs = SoftwareConfigActivities(engine)
+    signals = SignalActivities(settings)
     try:
         yield [
             store.record_changes,
@@ -131,6 +133,7 @@ async def serving_activities(
             configs.store_software_config,
             configs.show_software_config,
             configs.delete_software_config,
+            signals.signal_url,
         ]
     finally:
         await hooks.aclose()

@@ -29,8 +29,9 @@ from api.stack_service import new_action_id, send_stack_update
 from api.urls import api_base
 from domain.errors import NotFound
 from domain.stack.requests import MarkResourceRequest, ResourceSignalRequest, UnsetHookRequest
+from domain.stack.types.wait_condition import HANDLE
 from store.events import list_events
-from store.stacks import StackRecord, list_child_stacks, list_stack_resources
+from store.stacks import StackRecord, StackResourceRecord, list_child_stacks, list_stack_resources
 from workflows.stack.messages import StackOperations
 
 router = APIRouter(
@@ -124,10 +125,34 @@ async def mark_resource_route(
     return Response(status_code=status.HTTP_200_OK)
 
 
+def _resource_type(session: Session, stack_id: str, name: str) -> str | None:
+    found = session.get(StackResourceRecord, (stack_id, name))
+    return None if found is None else found.type
+
+
+def _resource_metadata(session: Session, stack_id: str, name: str) -> dict[str, Any] | None:
+    found = session.get(StackResourceRecord, (stack_id, name))
+    return None if found is None else found.rsrc_metadata
+
+
+@router.get("/resources/{resource_name}/metadata")
+async def resource_metadata_route(
+    stack: StackInPath, db: DbDep, resource_name: ResourceName
+) -> dict[str, Any]:
+    """Heat's resource metadata: a wait condition handle's signals by id; `{}` for
+    the other types."""
+    record = await stack.load()
+    found = await db.run(_resource_metadata, record.id, resource_name)
+    if found is None:
+        raise NotFound(f"The Resource ({resource_name}) could not be found in Stack {record.name}.")
+    return {"metadata": found}
+
+
 @router.post("/resources/{resource_name}/signal", status_code=status.HTTP_200_OK)
 async def signal_resource_route(
     caller: ProjectWriter,
     stack: StackInPath,
+    db: DbDep,
     temporal: TemporalDep,
     resource_name: ResourceName,
     body: Annotated[dict[str, Any] | None, Body()] = None,
@@ -136,6 +161,12 @@ async def signal_resource_route(
     409 while the stack is busy or locked). `{"unset_hook": hook}` clears a breakpoint
     hook the running operation waits at."""
     record = await stack.load()
+    if await db.run(_resource_type, record.id, resource_name) == HANDLE:
+        delivered = ResourceSignalRequest(
+            action_id=new_action_id(), resource_name=resource_name, details=body or {}
+        )
+        await send_stack_update(temporal, record, StackOperations.deliver_signal, delivered)
+        return Response(status_code=status.HTTP_200_OK)
     if body and "unset_hook" in body:
         clear = UnsetHookRequest(
             action_id=new_action_id(),

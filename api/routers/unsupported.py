@@ -28,7 +28,6 @@ UNSUPPORTED: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     f"{_STACK}/snapshots/{{snapshot_id}}/restore": ("Stack Snapshot", ("POST",)),
     f"{_STACK}/abandon": ("Stack Abandon", ("DELETE",)),
     f"{_STACK}/export": ("Stack Export", ("GET",)),
-    f"{_STACK}/resources/{{resource_name}}/metadata": ("Resource Metadata", ("GET",)),
     "/v1/receivers/{receiver_id}/notify": ("Message Receiver", ("POST",)),
     "/v1/nodes/adopt": ("Node Adopt", ("POST",)),
     "/v1/nodes/adopt-preview": ("Node Adopt", ("POST",)),

@@ -28,6 +28,7 @@ from domain.stack.types import (
     server,
     software_config,
     test_resource,
+    wait_condition,
 )
 from domain.stack.types.cinder import volume
 from domain.stack.types.glance import web_image
@@ -89,6 +90,8 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         web_image.TYPE,
         *(api.rtype for api in octavia.ALL),
         *software_config.TYPES,
+        wait_condition.HANDLE_TYPE,
+        wait_condition.CONDITION_TYPE,
     )
 }
 

@@ -38,6 +38,7 @@ from domain.stack.state import (
     Status,
     pseudo_parameters,
 )
+from domain.stack.types.wait_condition import HANDLE, normalised_signal
 
 #: Operations a stack in LOCK_FAILED / UNLOCK_FAILED still allows (Heat's table in
 #: docs/openstack-designs.md §Heat stack lock).
@@ -150,6 +151,22 @@ def ensure_can_unset_hook(state: StackState, req: UnsetHookRequest) -> None:
 def ensure_can_signal(state: StackState, req: ResourceSignalRequest) -> None:
     """A scaling policy's signal (whether it resizes is decided when it is handled)."""
     scaling_target(state, req)
+
+
+def ensure_can_deliver(state: StackState, req: ResourceSignalRequest) -> None:
+    """A signal to a wait condition handle, well-formed (Heat's `Metadata format
+    invalid` otherwise). While an operation runs it is passed on (the operation knows the
+    resources it made); on an idle stack the handle must exist."""
+    normalised_signal(req.details, {})
+    if state.busy is not None:
+        return
+    handle = find_resource(state, req.resource_name)
+    if handle.type != HANDLE:
+        raise InvalidRequest(
+            f"Resource {handle.name} ({handle.type}) of stack {state.spec.name} does not "
+            f"accept signals."
+        )
+    normalised_signal(req.details, handle.rsrc_metadata)
 
 
 def _ensure_idle(state: StackState) -> None:

@@ -99,6 +99,9 @@ class ResourceState(BaseModel):
     marked: bool = False
     #: Adopted from the template's `external_id`: not updated, not deleted by the stack.
     external_id: str | None = None
+    #: Heat's resource metadata (`GET …/resources/{name}/metadata`): a wait condition
+    #: handle's signals by id.
+    rsrc_metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     updated_at: datetime
 

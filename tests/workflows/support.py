@@ -29,7 +29,9 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
+from activities.signals import SignalActivities
 from activities.store import StoreActivities
+from config import Settings
 from config.temporal_client import warden_data_converter
 from domain.cloud_objects import CloudAction
 from domain.cluster.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
@@ -417,6 +419,10 @@ async def own_harness(tmp_path: Path) -> AsyncIterator[Harness]:
         await env.shutdown()
 
 
+#: The API base URL the harness's signal URLs name.
+SIGNAL_BASE = "http://warden.test"
+
+
 async def _harness(
     time_skipping_env: WorkflowEnvironment, tmp_path: Path, *, deadlock_detection: bool = True
 ) -> AsyncIterator[Harness]:
@@ -425,6 +431,7 @@ async def _harness(
     cloud = FakeCloud(engine=engine)
     queue = f"tq-{uuid.uuid4()}"
     store = StoreActivities(engine)
+    signals = SignalActivities(Settings(var_dir=tmp_path, public_url=SIGNAL_BASE))
     with ThreadPoolExecutor(4) as pool:
         async with Worker(
             time_skipping_env.client,
@@ -452,6 +459,7 @@ async def _harness(
                 cloud.wait_server_healthy,
                 cloud.probe_nodes,
                 cloud.user_fix_server,
+                signals.signal_url,
             ],
             activity_executor=pool,
             debug_mode=not deadlock_detection,

@@ -22,6 +22,7 @@ from domain.stack.requests import (
 )
 from domain.stack.rules import (
     ensure_can_cancel_update,
+    ensure_can_deliver,
     ensure_can_lock,
     ensure_can_mark,
     ensure_can_run,
@@ -127,6 +128,11 @@ class StackOperations:
         "unset_hook", StackAction.UPDATE, UnsetHookRequest, StackAccepted,
         ensure_can_unset_hook, signal=False, child=False,
         doc="Clear a breakpoint hook a running operation waits at (`{\"unset_hook\": …}`).",
+    )  # fmt: skip
+    deliver_signal: Final = Operation(
+        "deliver_signal", StackAction.UPDATE, ResourceSignalRequest, StackAccepted,
+        ensure_can_deliver, child=False,
+        doc="A signal to a wait condition handle: a wait condition counting it goes on.",
     )  # fmt: skip
     mark_unhealthy: Final = Operation(
         "mark_unhealthy", ActionName.STACK_MARK_UNHEALTHY.value, MarkResourceRequest,

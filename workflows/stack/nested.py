@@ -74,6 +74,10 @@ class NestedContext(Protocol):
         """The breakpoint hooks the nested stack of resource `name` inherits."""
         ...
 
+    def resource_by_reference(self, rtype: str, reference: str) -> ResourceState | None:
+        """The resource of type `rtype` whose reference is `reference`, as it is now."""
+        ...
+
 
 def nested_name(parent: StackSpec, resource: str, resource_id: str) -> str:
     """Heat-like name of a nested stack: `<parent>-<resource>-<short id>`."""

@@ -13,6 +13,8 @@ with workflow.unsafe.imports_passed_through():
 EMPTY_TEMPLATE: dict[str, Any] = {"heat_template_version": "2021-04-16"}
 #: The signal that clears a breakpoint hook a step of the operation waits at.
 UNSET_HOOK = "unset_hook"
+#: The signal that passes a wait condition handle's signal to the running operation.
+RESOURCE_SIGNAL = "resource_signal"
 
 
 class StackOpInput(BaseModel):

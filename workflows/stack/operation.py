@@ -34,15 +34,18 @@ with workflow.unsafe.imports_passed_through():
         static_properties,
         static_value,
     )
+    from domain.projection import ChangeSet
     from domain.stack.hooks import hooks_of
     from domain.stack.plan import ChangeKind, CurrentResource, UpdatePlan, plan_update
-    from domain.stack.requests import UnsetHookRequest
+    from domain.stack.requests import ResourceSignalRequest, UnsetHookRequest
     from domain.stack.resource_types import resource_type
     from domain.stack.state import ResourceState, StackAction, Status, pseudo_parameters
+    from domain.stack.types.wait_condition import HANDLE, record_signal
     from workflows.search_attributes import WARDEN_STATUS
     from workflows.stack.messages import NESTED_FINISHED, NestedOutcome
     from workflows.stack.op_messages import (
         EMPTY_TEMPLATE,
+        RESOURCE_SIGNAL,
         UNSET_HOOK,
         StackOpInput,
         StackOpResult,
@@ -68,6 +71,27 @@ class StackOperationWorkflow(StackWalk):
     def unset_hook(self, req: UnsetHookRequest) -> None:
         """`{"unset_hook": hook}`: a resource paused at that hook goes on."""
         self._paused.discard((req.resource_name, req.hook))
+
+    @workflow.signal(name=RESOURCE_SIGNAL)
+    def resource_signal(self, req: ResourceSignalRequest) -> None:
+        """A wait condition handle's signal: kept in its metadata, where the wait
+        conditions counting it look (a malformed or misdirected one is logged, not kept)."""
+        current = self.resources.get(req.resource_name)
+        if current is None or current.type != HANDLE:
+            workflow.logger.warning("signal to %s ignored: not a handle", req.resource_name)
+            return
+        try:
+            changed, reason = record_signal(current, req.details, workflow.now())
+        except InvalidRequest as err:
+            workflow.logger.warning("signal to %s ignored: %s", req.resource_name, err.message)
+            return
+        self.resources[changed.name] = changed
+        self.outbox.append(
+            ChangeSet(
+                resources=[self.snapshot(changed)],
+                events=[self._event(changed, changed.action, changed.status, reason)],
+            )
+        )
 
     @workflow.signal(name="cancel")
     def cancel(self, reason: str) -> None:

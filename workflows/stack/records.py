@@ -72,6 +72,7 @@ def resource_snapshot(
         status_reason=resource.status_reason,
         required_by=required_by,
         attributes=resource.attributes,
+        rsrc_metadata=resource.rsrc_metadata,
         created_at=resource.created_at,
         updated_at=resource.updated_at,
     )

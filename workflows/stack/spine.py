@@ -27,8 +27,9 @@ with workflow.unsafe.imports_passed_through():
         StackOperationRequest,
         UnsetHookRequest,
     )
-    from domain.stack.rules import ensure_can_mark, plan_scaling_signal, target_of
+    from domain.stack.rules import ensure_can_mark, find_resource, plan_scaling_signal, target_of
     from domain.stack.state import StackAction, StackOperation, StackState
+    from domain.stack.types.wait_condition import record_signal
     from workflows import ids
     from workflows.entity import record, record_now, run_child
     from workflows.operation import Operation
@@ -37,7 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.stack.messages import NESTED_FINISHED, NestedOutcome, StackInput
     from workflows.stack.nested import member_name
     from workflows.stack.op_inputs import nested_outcome, operation_input, rollback_input
-    from workflows.stack.op_messages import UNSET_HOOK
+    from workflows.stack.op_messages import RESOURCE_SIGNAL, UNSET_HOOK
     from workflows.stack.operation import (
         EMPTY_TEMPLATE,
         StackOperationWorkflow,
@@ -143,6 +144,36 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
                     "unset_hook of stack %s not delivered: %s", self.state.spec.stack_id, err
                 )
             return StackAccepted(action_id=action_id, stack_status=self.state.stack_status)
+
+    async def deliver(self, op: StackOp, req: ResourceSignalRequest) -> StackAccepted:
+        """A wait condition handle's signal: passed to the running operation (whose
+        resources are newer than the stack's), else kept in the handle's metadata."""
+
+        async def delivered(action_id: str) -> StackAccepted:
+            busy = self.state.busy
+            if busy is not None:
+                handle = workflow.get_external_workflow_handle(
+                    ids.stack_operation(self.state.spec.stack_id, busy.action_id)
+                )
+                try:
+                    await handle.signal(RESOURCE_SIGNAL, req)
+                except FailureError as err:
+                    workflow.logger.info(
+                        "signal of stack %s not delivered: %s", self.state.spec.stack_id, err
+                    )
+                return StackAccepted(action_id=busy.action_id, stack_status=self.state.stack_status)
+            current = find_resource(self.state, req.resource_name)
+            changed, reason = record_signal(current, req.details, workflow.now())
+            self.state = transitions.with_resource(self.state, changed)
+            spec = self.state.spec
+            changes = ChangeSet(
+                resources=[resource_snapshot(spec, changed, self._required_by(changed.name))],
+                events=[resource_event(spec, changed, reason, action_id)],
+            )
+            await record_now(changes, summary=f"signal {changed.name}")
+            return self._answer_again(op, action_id)
+
+        return await self._perform(op, req, delivered)
 
     async def scale(self, op: StackOp, req: ResourceSignalRequest) -> StackAccepted:
         """A scaling policy's signal: resize its group by an update, or record why not."""

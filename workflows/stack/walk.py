@@ -92,6 +92,14 @@ class StackWalk:
         """The breakpoint hooks the nested stack of resource `name` inherits."""
         return nested_breakpoints(self._inp().hooks, name)
 
+    def resource_by_reference(self, rtype: str, reference: str) -> ResourceState | None:
+        """The resource of type `rtype` whose reference (`get_resource`) is `reference`,
+        as it is now (a wait condition reads its handle's signals so)."""
+        for resource in self.resources.values():
+            if resource.type == rtype and reference in (resource.reference, resource.name):
+                return resource
+        return None
+
     def _inp(self) -> StackOpInput:
         assert self.inp is not None
         return self.inp

@@ -33,6 +33,7 @@ class StackWorkflow(StackSpine):
     cancel_update = update_handler(Ops.cancel_update, StackSpine.cancel_running)
     signal, signal_twin = update_and_signal(Ops.signal, StackSpine.scale)
     unset_hook = update_handler(Ops.unset_hook, StackSpine.clear_hook)
+    deliver_signal, deliver_signal_twin = update_and_signal(Ops.deliver_signal, StackSpine.deliver)
     mark_unhealthy, mark_unhealthy_signal = update_and_signal(Ops.mark_unhealthy, StackSpine.mark)
 
     @workflow.init

@@ -35,6 +35,8 @@ def test_registry_keys_are_the_type_names_heat_uses() -> None:
         "OS::Heat::Stack",
         "OS::Heat::StructuredConfig",
         "OS::Heat::TestResource",
+        "OS::Heat::WaitCondition",
+        "OS::Heat::WaitConditionHandle",
         "OS::Neutron::FloatingIP",
         "OS::Neutron::FloatingIPAssociation",
         "OS::Neutron::Net",

@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
         server,
         software_config,
         test_resource,
+        wait_condition,
     )
     from domain.stack.types.cinder import volume
     from domain.stack.types.glance import web_image
@@ -46,6 +47,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.stack.resources.software_config import SoftwareConfigHandler
     from workflows.stack.resources.test_resource import TestResourceHandler
     from workflows.stack.resources.volumes import VolumeAttachmentHandler, VolumeHandler
+    from workflows.stack.resources.wait_condition import (
+        WaitConditionHandleHandler,
+        WaitConditionHandler,
+    )
 
 HANDLERS: Final[dict[str, ResourceHandler]] = {
     random_string.NAME: RandomStringHandler(),
@@ -70,6 +75,8 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     web_image.NAME: WebImageHandler(),
     **{api.rtype.name: ApiObjectHandler(api) for api in octavia.ALL},
     **{name: SoftwareConfigHandler(name) for name in software_config.CONFIG_TYPES},
+    wait_condition.HANDLE: WaitConditionHandleHandler(),
+    wait_condition.CONDITION: WaitConditionHandler(),
 }
 _NO_PHYSICAL_SIDE: Final = ResourceHandler()
 
