@@ -28,6 +28,8 @@ class SoftwareDeploymentRecord(SQLModel, table=True):
     status: str | None = Field(default=None, max_length=255)
     status_reason: str | None = Field(default=None)
     stack_user_project_id: str | None = Field(default=None, max_length=64)
+    stack_id: str | None = Field(default=None, index=True, max_length=64)
+    resource_name: str | None = Field(default=None, max_length=255)
     created_at: datetime = Field(sa_column=utc_column(index=True))
     updated_at: datetime | None = Field(default=None, sa_column=utc_column(nullable=True))
 

@@ -133,6 +133,10 @@ async def serving_activities(
             configs.store_software_config,
             configs.show_software_config,
             configs.delete_software_config,
+            configs.start_software_deployment,
+            configs.signal_software_deployment,
+            configs.cancel_software_deployment,
+            configs.remove_software_deployment,
             signals.signal_url,
         ]
     finally:

@@ -10,10 +10,13 @@ from fastapi import APIRouter, Path, Query, Response, status
 from pydantic import BaseModel, ConfigDict, StrictStr
 from sqlmodel import Session
 
-from api.deps import DbDep
+from api.deps import Database, DbDep, TemporalDep
 from api.paths import ProjectCaller, ProjectWriter
 from api.schemas.common import ERROR_RESPONSES
+from api.stack_service import new_action_id, send_stack_update
+from api.temporal import TemporalGateway
 from domain.errors import InvalidRequest, NotFound
+from domain.stack.requests import ResourceSignalRequest
 from domain.stack.types.software_config import config_view
 from domain.stack.types.software_deployment import SoftwareDeployment, deployment_view
 from store.columns import now_utc
@@ -26,6 +29,8 @@ from store.software_deployments import (
     server_configs,
     update_deployment,
 )
+from store.stacks import get_stack
+from workflows.stack.messages import StackOperations
 
 router = APIRouter(
     prefix="/v1/{project_id}/software_deployments",
@@ -154,7 +159,11 @@ async def show_software_deployment_route(
 
 @router.put("/{deployment_id}")
 async def update_software_deployment_route(
-    caller: ProjectWriter, db: DbDep, deployment_id: DeploymentId, body: DeploymentUpdate
+    caller: ProjectWriter,
+    db: DbDep,
+    temporal: TemporalDep,
+    deployment_id: DeploymentId,
+    body: DeploymentUpdate,
 ) -> dict[str, Any]:
     """Change a deployment: the fields given (not null, not empty) replace the stored."""
     changes: dict[str, Any] = {
@@ -166,7 +175,26 @@ async def update_software_deployment_route(
         changes["status_reason"] = str(changes["status_reason"])
     changes["updated_at"] = now_utc()
     updated = await db.run(_update, caller.project_id, deployment_id, changes)
+    if "status" in changes and updated.stack_id and updated.resource_name:
+        await _tell_waiting_step(db, temporal, updated)
     return {"software_deployment": deployment_view(updated)}
+
+
+async def _tell_waiting_step(
+    db: Database, temporal: TemporalGateway, deployment: SoftwareDeployment
+) -> None:
+    """A deployment resource waiting for this record reads it again (Heat's resource
+    polls the record; Warden's step is told)."""
+    stack = await db.run(get_stack, deployment.project_id, deployment.stack_id or "")
+    if stack is None:
+        return
+    request = ResourceSignalRequest(
+        action_id=new_action_id(),
+        resource_name=deployment.resource_name or "",
+        deployment=True,
+        refresh=True,
+    )
+    await send_stack_update(temporal, stack, StackOperations.deliver_signal, request)
 
 
 @router.delete("/{deployment_id}", status_code=status.HTTP_204_NO_CONTENT)

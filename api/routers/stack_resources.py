@@ -29,8 +29,12 @@ from api.stack_service import new_action_id, send_stack_update
 from api.urls import api_base
 from domain.errors import NotFound
 from domain.stack.requests import MarkResourceRequest, ResourceSignalRequest, UnsetHookRequest
+from domain.stack.resource_types import SERVER
+from domain.stack.types.software_config import config_view
+from domain.stack.types.software_deployment import SINGLE_TYPES
 from domain.stack.types.wait_condition import HANDLE
 from store.events import list_events
+from store.software_deployments import server_configs
 from store.stacks import StackRecord, StackResourceRecord, list_child_stacks, list_stack_resources
 from workflows.stack.messages import StackOperations
 
@@ -130,19 +134,26 @@ def _resource_type(session: Session, stack_id: str, name: str) -> str | None:
     return None if found is None else found.type
 
 
-def _resource_metadata(session: Session, stack_id: str, name: str) -> dict[str, Any] | None:
-    found = session.get(StackResourceRecord, (stack_id, name))
-    return None if found is None else found.rsrc_metadata
+def _resource_metadata(session: Session, stack: StackRecord, name: str) -> dict[str, Any] | None:
+    found = session.get(StackResourceRecord, (stack.id, name))
+    if found is None:
+        return None
+    if found.type == SERVER and found.physical_id:
+        # Heat pushes each deployment's config into its server's metadata; Warden reads
+        # them from the deployments when asked.
+        configs = server_configs(session, stack.project_id, found.physical_id)
+        return {**found.rsrc_metadata, "deployments": [config_view(c) for c in configs]}
+    return found.rsrc_metadata
 
 
 @router.get("/resources/{resource_name}/metadata")
 async def resource_metadata_route(
     stack: StackInPath, db: DbDep, resource_name: ResourceName
 ) -> dict[str, Any]:
-    """Heat's resource metadata: a wait condition handle's signals by id; `{}` for
-    the other types."""
+    """Heat's resource metadata: a wait condition handle's signals by id, a server's
+    `deployments` (the configs deployed to it); `{}` for the other types."""
     record = await stack.load()
-    found = await db.run(_resource_metadata, record.id, resource_name)
+    found = await db.run(_resource_metadata, record, resource_name)
     if found is None:
         raise NotFound(f"The Resource ({resource_name}) could not be found in Stack {record.name}.")
     return {"metadata": found}
@@ -161,9 +172,13 @@ async def signal_resource_route(
     409 while the stack is busy or locked). `{"unset_hook": hook}` clears a breakpoint
     hook the running operation waits at."""
     record = await stack.load()
-    if await db.run(_resource_type, record.id, resource_name) == HANDLE:
+    rtype = await db.run(_resource_type, record.id, resource_name)
+    if rtype == HANDLE or rtype in SINGLE_TYPES:
         delivered = ResourceSignalRequest(
-            action_id=new_action_id(), resource_name=resource_name, details=body or {}
+            action_id=new_action_id(),
+            resource_name=resource_name,
+            details=body or {},
+            deployment=rtype in SINGLE_TYPES,
         )
         await send_stack_update(temporal, record, StackOperations.deliver_signal, delivered)
         return Response(status_code=status.HTTP_200_OK)

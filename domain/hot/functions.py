@@ -205,7 +205,7 @@ def _check_calls(template: TemplateShape, value: Any, owner: str | None, path: s
     where = f"{path}.{name}"
     _check_version(template, name, where)
     if name == "get_param":
-        _check_get_param(template, args, where)
+        _check_get_param(template, args, owner, where)
     elif name == "get_resource":
         _check_target(template, args, owner, where)
     elif name == "get_attr":
@@ -236,10 +236,15 @@ def _check_version(template: TemplateShape, name: str, where: str) -> None:
         )
 
 
-def _check_get_param(template: TemplateShape, args: Any, path: str) -> None:
+def _check_get_param(template: TemplateShape, args: Any, owner: str | None, path: str) -> None:
     parts = args if isinstance(args, list) else [args]
-    if not parts or not isinstance(parts[0], str) or not _is_path(parts[1:]):
+    # Path items may be calls (`[lengths, {get_param: index}]`), worked out before the read.
+    keys = [p for p in parts[1:] if intrinsic(p) is None]
+    if not parts or not isinstance(parts[0], str) or not _is_path(keys):
         raise InvalidRequest(f"{path}: must be a parameter name or [name, key, ...]")
+    for i, item in enumerate(parts[1:], start=1):
+        if intrinsic(item) is not None:
+            _check_calls(template, item, owner, f"{path}[{i}]")
     if path.startswith("outputs."):
         return  # Heat resolves outputs one by one: a missing parameter is the output's error
     if parts[0] not in template.parameters and parts[0] not in PSEUDO_PARAMETERS:

@@ -259,6 +259,13 @@ _CONVERTERS: Final[dict[PropertyType, tuple[str, Callable[[Any], Any]]]] = {
 }
 
 
+def _allowed(value: Any, allowed: tuple[Any, ...]) -> bool:
+    """Heat's `AllowedValues`: a list is allowed when each of its items is."""
+    if isinstance(value, list):
+        return all(item in allowed for item in value)
+    return value in allowed
+
+
 def convert_property(schema: PropertySchema, value: Any, field: str) -> Any:
     """`value` converted to the schema's type and checked against its constraints.
 
@@ -270,7 +277,7 @@ def convert_property(schema: PropertySchema, value: Any, field: str) -> Any:
     converted = convert(value)
     if converted is _INVALID:
         raise InvalidRequest(f"{field}: must be {expected}")
-    if schema.allowed_values and converted not in schema.allowed_values:
+    if schema.allowed_values and not _allowed(converted, schema.allowed_values):
         allowed = ", ".join(str(v) for v in schema.allowed_values)
         raise InvalidRequest(f'{field}: "{converted}" is not an allowed value [{allowed}]')
     low, high = schema.minimum, schema.maximum

@@ -86,6 +86,10 @@ class ResourceSignalRequest(BaseModel):
     action_id: str | None = None
     resource_name: str
     details: dict[str, Any] = Field(default_factory=dict)
+    #: For a software deployment: the agent's outputs (any keys), not a handle's signal.
+    deployment: bool = False
+    #: The deployment's record was changed through the deployments API: read it again.
+    refresh: bool = False
 
 
 class ScalingPlan(BaseModel):

@@ -27,6 +27,7 @@ from domain.stack.types import (
     scaling_policy,
     server,
     software_config,
+    software_deployment,
     test_resource,
     wait_condition,
 )
@@ -90,6 +91,7 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         web_image.TYPE,
         *(api.rtype for api in octavia.ALL),
         *software_config.TYPES,
+        *software_deployment.TYPES,
         wait_condition.HANDLE_TYPE,
         wait_condition.CONDITION_TYPE,
     )

@@ -157,10 +157,13 @@ def ensure_can_deliver(state: StackState, req: ResourceSignalRequest) -> None:
     """A signal to a wait condition handle, well-formed (Heat's `Metadata format
     invalid` otherwise). While an operation runs it is passed on (the operation knows the
     resources it made); on an idle stack the handle must exist."""
-    normalised_signal(req.details, {})
+    if not req.deployment:
+        normalised_signal(req.details, {})
     if state.busy is not None:
         return
     handle = find_resource(state, req.resource_name)
+    if req.deployment:
+        return  # no step waits for it: the record keeps what it has, as Heat's does
     if handle.type != HANDLE:
         raise InvalidRequest(
             f"Resource {handle.name} ({handle.type}) of stack {state.spec.name} does not "

@@ -90,9 +90,27 @@ PASSING: Final = frozenset(
         "test_templates.TemplateAPITest.test_get_stack_template",
         "test_templates.TemplateAPITest.test_resource_types",
         "test_templates.TemplateAPITest.test_show_resource_template",
+        "test_software_config.ParallelDeploymentsTest.test_deployments_metadata",
+        "test_software_config.ParallelDeploymentsTest.test_deployments_timeout_failed",
     }
 )
-SUITE: Final = Suite("heat_tempest_plugin", "tests/functional")
+#: Tests that cannot pass here, not run: each would only spend its wait (60 s and more)
+#: failing.
+NOT_RUN: Final = {
+    "test_os_wait_condition.OSWaitCondition.test_create_stack_with_multi_signal_waitcondition": (
+        "its server's user_data must run in a guest to signal (simcloud and Nova's fake "
+        "driver boot no guest)"
+    ),
+    "test_waitcondition.ZaqarWaitConditionTest.test_signal_queues": (
+        "ZAQAR_SIGNAL: Warden makes no stack user and no queue for a handle yet"
+    ),
+    "test_software_config.ZaqarSignalTransportTest.test_signal_queues": (
+        "ZAQAR_MESSAGE and ZAQAR_SIGNAL: needs os-collect-config polling a queue Warden "
+        "does not make yet"
+    ),
+    "test_event_sinks.ZaqarEventSinkTest.test_events": "Zaqar event sinks are not implemented",
+}
+SUITE: Final = Suite("heat_tempest_plugin", "tests/functional", NOT_RUN)
 
 
 def test_the_result_parser_reads_tempest_lines() -> None:
@@ -113,5 +131,6 @@ async def test_heat_functional_tests_that_pass_keep_passing(
 ) -> None:
     run = run_suite(tempest_workspace(tmp_path / "tempest", own_warden, SUITE), SUITE)
     lost = run.report("heat-tempest-plugin functional", PASSING)
-    assert len(run.found) >= 80, run.tail
+    assert len(run.found) + len(NOT_RUN) >= 80, run.tail
+    assert not set(NOT_RUN) & set(run.found), "a test that is not to run ran"
     assert not lost, f"no longer passing: {lost}\n{run.tail}"

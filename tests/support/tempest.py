@@ -14,8 +14,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -75,7 +75,7 @@ network_for_ssh = private
 floating_network_name = public
 skip_scenario_tests = True
 build_interval = 1
-build_timeout = 30
+build_timeout = 75
 [clustering]
 wait_timeout = 60
 min_microversion = 1.0
@@ -176,6 +176,9 @@ class Suite:
 
     package: str
     folder: str
+    #: Tests not run, with the reason each cannot pass here (module.Class.method → why):
+    #: they would only spend their waits failing.
+    not_run: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def prefix(self) -> str:
@@ -226,15 +229,21 @@ class SuiteRun:
     found: dict[str, str]
     tail: str
 
+    not_run: Mapping[str, str] = field(default_factory=dict)
+
     def counts(self) -> dict[str, int]:
-        return {
+        counted = {
             status: sum(1 for s in self.found.values() if s == status)
             for status in ("ok", "FAILED", "SKIPPED")
         }
+        return counted | {"not run": len(self.not_run)}
 
     def report(self, title: str, passing: frozenset[str]) -> list[str]:
         """Print the counts and the tests passing beyond the floor; the floor's losses."""
-        print(f"{title}: {self.counts()} of {len(self.found)}")  # noqa: T201
+        total = len(self.found) + len(self.not_run)
+        print(f"{title}: {self.counts()} of {total}")  # noqa: T201
+        for test, why in sorted(self.not_run.items()):
+            print(f"  not run: {test}: {why}")  # noqa: T201
         gained = sorted(t for t, s in self.found.items() if s == "ok" and t not in passing)
         if gained:
             print("passing, not yet on PASSING:", *gained, sep="\n  ")  # noqa: T201
@@ -259,6 +268,7 @@ def run_suite(
             f"^{suite.prefix}",
             "--concurrency",
             str(concurrency),
+            *(["--exclude-regex", _excluded(suite)] if suite.not_run else []),
         ],
         cwd=workspace,
         capture_output=True,
@@ -267,4 +277,9 @@ def run_suite(
         check=False,
         env={**os.environ, "PYTHONPATH": str(SITE)},
     )
-    return SuiteRun(results(run.stdout, suite), run.stdout[-3000:] + run.stderr[-3000:])
+    tail = run.stdout[-3000:] + run.stderr[-3000:]
+    return SuiteRun(results(run.stdout, suite), tail, suite.not_run)
+
+
+def _excluded(suite: Suite) -> str:
+    return "|".join(re.escape(f"{suite.prefix}.{name}") for name in sorted(suite.not_run))

@@ -30,6 +30,7 @@ from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities.signals import SignalActivities
+from activities.software_configs import SoftwareConfigActivities
 from activities.store import StoreActivities
 from config import Settings
 from config.temporal_client import warden_data_converter
@@ -432,6 +433,7 @@ async def _harness(
     queue = f"tq-{uuid.uuid4()}"
     store = StoreActivities(engine)
     signals = SignalActivities(Settings(var_dir=tmp_path, public_url=SIGNAL_BASE))
+    configs = SoftwareConfigActivities(engine)
     with ThreadPoolExecutor(4) as pool:
         async with Worker(
             time_skipping_env.client,
@@ -460,6 +462,13 @@ async def _harness(
                 cloud.probe_nodes,
                 cloud.user_fix_server,
                 signals.signal_url,
+                configs.store_software_config,
+                configs.show_software_config,
+                configs.delete_software_config,
+                configs.start_software_deployment,
+                configs.signal_software_deployment,
+                configs.cancel_software_deployment,
+                configs.remove_software_deployment,
             ],
             activity_executor=pool,
             debug_mode=not deadlock_detection,

@@ -32,9 +32,13 @@ from domain.stack.requests import LockStackRequest, MarkResourceRequest, StackOp
 from domain.stack.state import LockLevel
 from store.actions import ActionRecord
 from tests.workflows.support import PROFILE, Harness
+from tests.workflows.test_conditional_stacks import SIZED
 from tests.workflows.test_group_rolls import batch_created, six_members
 from tests.workflows.test_recovery_workflow import break_node, health_policy
 from tests.workflows.test_scale_in_workflow import hooked_cluster, scale_in, waiting_tokens
+from tests.workflows.test_software_deployments import deploying, deployment_row
+from tests.workflows.test_software_deployments import signal as deployment_signal
+from tests.workflows.test_stack_hooks import STEPS, clear, paused
 from tests.workflows.test_stack_workflow import (
     GROUP,
     NESTED,
@@ -44,6 +48,8 @@ from tests.workflows.test_stack_workflow import (
     send,
     stack_settles,
 )
+from tests.workflows.test_wait_conditions import handle_made, waiting
+from tests.workflows.test_wait_conditions import signal as handle_signal
 from worker.registry import WORKFLOWS
 
 HISTORIES = Path(__file__).parent / "histories"
@@ -126,6 +132,29 @@ def test_every_entity_and_operation_kind_has_a_saved_history() -> None:
     assert expected <= kinds, expected - kinds
 
 
+async def record_stack_waits(harness: Harness) -> None:
+    """The stack paths that wait: conditions worked out and changed by an update, a
+    breakpoint hook cleared, a wait condition signalled, a software deployment signalled."""
+    sized, sized_id = await create_stack(harness, SIZED)
+    await send(sized, "update", StackOperationRequest(existing=True, parameters={"env": "dev"}))
+    await stack_settles(harness, sized_id)
+    hooked, hooked_id = await create_stack(
+        harness, STEPS, wait=False, hooks={"foo_step2": {"hooks": "pre-create"}}
+    )
+    await paused(harness, hooked_id, "foo_step2", "CREATE paused until Hook pre-create is cleared")
+    await clear(hooked, "foo_step2", "pre-create")
+    await stack_settles(harness, hooked_id)
+    waits, waits_id = await create_stack(harness, waiting(), wait=False)
+    await handle_made(harness, waits_id)
+    await send(waits, "deliver_signal", handle_signal({"reason": "up"}))
+    await stack_settles(harness, waits_id)
+    await send(waits, "deliver_signal", handle_signal({"reason": "late"}))
+    deploys, deploys_id = await create_stack(harness, deploying(), wait=False)
+    await deployment_row(harness, deploys_id, "IN_PROGRESS")
+    await send(deploys, "deliver_signal", deployment_signal({"deploy_stdout": "ok"}))
+    await stack_settles(harness, deploys_id)
+
+
 async def record_spine_paths(harness: Harness, cluster: Any, node_id: str) -> None:
     """The paths added on the operation table: a node check, a cluster rolled onto a new
     profile in batches, a group rolled in batches and a group created in batches."""
@@ -179,6 +208,7 @@ async def test_record_histories(harness: Harness) -> None:
     await handle.result()
     await create_stack(harness, NESTED)
     await create_stack(harness, GROUP)
+    await record_stack_waits(harness)
 
     cluster, cluster_id = await hooked_cluster(harness, size=2, timeout=60)
     parent = await scale_in(harness, cluster, 1)

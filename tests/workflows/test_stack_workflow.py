@@ -65,6 +65,7 @@ async def create_stack(
     wait: bool = True,
     hooks: dict[str, Any] | None = None,
     tags: list[str] | None = None,
+    timeout_mins: int | None = None,
 ) -> tuple[WorkflowHandle[Any, Any], str]:
     stack_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
     start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
@@ -84,7 +85,11 @@ async def create_stack(
     await h.env.client.execute_update_with_start_workflow(
         "create",
         StackOperationRequest(
-            action_id=action_id, template=template, parameters=parameters, hooks=hooks
+            action_id=action_id,
+            template=template,
+            parameters=parameters,
+            hooks=hooks,
+            timeout_mins=timeout_mins,
         ),
         start_workflow_operation=start,
         id=action_id,

@@ -18,7 +18,11 @@ from temporalio.workflow import ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from domain.hot.functions import OUTPUT_ERRORS
     from domain.stack.groups import MEMBERS, GroupSpec, group_size, group_template, member_order
-    from domain.stack.requests import LockStackRequest, StackOperationRequest
+    from domain.stack.requests import (
+        LockStackRequest,
+        ResourceSignalRequest,
+        StackOperationRequest,
+    )
     from domain.stack.rules import template_object
     from domain.stack.state import (
         ResourceState,
@@ -76,6 +80,14 @@ class NestedContext(Protocol):
 
     def resource_by_reference(self, rtype: str, reference: str) -> ResourceState | None:
         """The resource of type `rtype` whose reference is `reference`, as it is now."""
+        ...
+
+    async def next_signal(self, name: str) -> ResourceSignalRequest:
+        """The next signal to deployment `name` (waits for one)."""
+        ...
+
+    def timeout_mins(self) -> int | None:
+        """The operation's timeout, in minutes (None: none)."""
         ...
 
 
@@ -139,6 +151,15 @@ async def update_group(
     return group_attributes(outcome)
 
 
+def _timeout_mins(ctx: NestedContext, props: dict[str, Any]) -> int | None:
+    """The nested stack's timeout: its own `timeout`, else its parent's, as Heat's
+    `StackResource` gives it (a nested stack the parent's timeout stops is stopped too)."""
+    own = props.get("timeout")
+    if own is None and workflow.patched("nested-inherits-timeout"):
+        return ctx.timeout_mins()
+    return None if own is None else int(own)
+
+
 async def create_nested(
     ctx: NestedContext, resource: str, props: dict[str, Any], resource_id: str
 ) -> dict[str, Any]:
@@ -167,7 +188,7 @@ async def start_nested(
     )
     state = StackState(
         spec=spec,
-        timeout_mins=props.get("timeout"),
+        timeout_mins=_timeout_mins(ctx, props),
         action=StackAction.CREATE,
         status=Status.IN_PROGRESS,
         status_reason="Stack CREATE started",
@@ -220,7 +241,7 @@ async def update_nested(
     request = StackOperationRequest(
         template=template_object(props["template"]),
         parameters=dict(props.get("parameters") or {}),
-        timeout_mins=props.get("timeout"),
+        timeout_mins=_timeout_mins(ctx, props),
         hooks=ctx.breakpoints(current.name),
     )
     return _settled(await ask_nested(ctx, current.physical_id or "", "update", request))

@@ -76,6 +76,9 @@ class StackOperationWorkflow(StackWalk):
     def resource_signal(self, req: ResourceSignalRequest) -> None:
         """A wait condition handle's signal: kept in its metadata, where the wait
         conditions counting it look (a malformed or misdirected one is logged, not kept)."""
+        if req.deployment:
+            self.deployment_signals.setdefault(req.resource_name, []).append(req)
+            return
         current = self.resources.get(req.resource_name)
         if current is None or current.type != HANDLE:
             workflow.logger.warning("signal to %s ignored: not a handle", req.resource_name)

@@ -162,6 +162,8 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
                         "signal of stack %s not delivered: %s", self.state.spec.stack_id, err
                     )
                 return StackAccepted(action_id=busy.action_id, stack_status=self.state.stack_status)
+            if req.deployment:
+                return self._answer_again(op, action_id)  # no step waits for it
             current = find_resource(self.state, req.resource_name)
             changed, reason = record_signal(current, req.details, workflow.now())
             self.state = transitions.with_resource(self.state, changed)

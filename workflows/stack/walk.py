@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.hot.functions import ResolvedResources
     from domain.projection import ChangeSet, ResourceKey, ResourceSnapshot, split_by_size
     from domain.stack.hooks import nested_breakpoints
+    from domain.stack.requests import ResourceSignalRequest
     from domain.stack.state import ResourceState, StackAction, StackSpec, Status
     from workflows.entity import record
     from workflows.stack.messages import NestedOutcome
@@ -59,6 +60,8 @@ class StackWalk:
         self.total = 0
         #: What a long step is doing now (a group's batch or pause), by resource name.
         self.notes: dict[str, str] = {}
+        #: Signals to software deployments not yet taken by their step, by resource name.
+        self.deployment_signals: dict[str, list[ResourceSignalRequest]] = {}
 
     # ---- what nested-stack requests need (workflows.stack.nested.NestedContext) ----
 
@@ -91,6 +94,16 @@ class StackWalk:
     def breakpoints(self, name: str) -> dict[str, Any]:
         """The breakpoint hooks the nested stack of resource `name` inherits."""
         return nested_breakpoints(self._inp().hooks, name)
+
+    def timeout_mins(self) -> int | None:
+        """The operation's timeout, in minutes (None: none)."""
+        seconds = self._inp().timeout_s
+        return None if not seconds else max(1, -(-seconds // 60))
+
+    async def next_signal(self, name: str) -> ResourceSignalRequest:
+        """The next signal to deployment `name` (waits for one)."""
+        await workflow.wait_condition(lambda: bool(self.deployment_signals.get(name)))
+        return self.deployment_signals[name].pop(0)
 
     def resource_by_reference(self, rtype: str, reference: str) -> ResourceState | None:
         """The resource of type `rtype` whose reference (`get_resource`) is `reference`,

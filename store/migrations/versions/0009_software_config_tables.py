@@ -46,12 +46,14 @@ def upgrade() -> None:
     sa.Column('status', sqlmodel.sql.sqltypes.AutoString(length=255), nullable=True),
     sa.Column('status_reason', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
     sa.Column('stack_user_project_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True),
+    sa.Column('stack_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True),
+    sa.Column('resource_name', sqlmodel.sql.sqltypes.AutoString(length=255), nullable=True),
     sa.Column('created_at', store.columns.UTCDateTime(timezone=True), nullable=False),
     sa.Column('updated_at', store.columns.UTCDateTime(timezone=True), nullable=True),
     sa.PrimaryKeyConstraint('id')
     )
     with op.batch_alter_table('software_deployments', schema=None) as batch_op:
-        for column in ('config_id', 'created_at', 'project_id', 'server_id'):
+        for column in ('config_id', 'created_at', 'project_id', 'server_id', 'stack_id'):
             batch_op.create_index(
                 batch_op.f(f'ix_software_deployments_{column}'), [column], unique=False
             )
@@ -59,7 +61,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     with op.batch_alter_table('software_deployments', schema=None) as batch_op:
-        for column in ('server_id', 'project_id', 'created_at', 'config_id'):
+        for column in ('stack_id', 'server_id', 'project_id', 'created_at', 'config_id'):
             batch_op.drop_index(batch_op.f(f'ix_software_deployments_{column}'))
 
     op.drop_table('software_deployments')

@@ -14,6 +14,7 @@ from domain.hot.functions import (
     resolve,
     resolve_properties,
     static_properties,
+    static_value,
 )
 from domain.hot.parameters import resolve_parameters
 from domain.hot.template import load_template
@@ -223,6 +224,39 @@ def test_a_get_attr_path_may_hold_calls_worked_out_before_the_read() -> None:
                         "type": "OS::Heat::TestResource",
                         "properties": {"value": {"get_attr": ["s", "x", {"get_param": "nope"}]}},
                     },
+                },
+            }
+        )
+
+
+def test_get_param_path_items_may_be_calls_as_in_heat() -> None:
+    template = load_template(
+        {
+            "heat_template_version": "2015-10-15",
+            "parameters": {
+                "lengths": {"type": "comma_delimited_list"},
+                "index": {"type": "number"},
+            },
+            "resources": {
+                "random": {
+                    "type": "OS::Heat::RandomString",
+                    "properties": {"length": {"get_param": ["lengths", {"get_param": "index"}]}},
+                }
+            },
+        }
+    )
+    props = template.resources["random"].properties
+    assert static_value(props, {"lengths": ["4", "5", "6"], "index": 1}) == {"length": "5"}
+    with pytest.raises(InvalidRequest, match=r"get_param.*The Parameter \(nope\)"):
+        load_template(
+            {
+                "heat_template_version": "2015-10-15",
+                "parameters": {"lengths": {"type": "comma_delimited_list"}},
+                "resources": {
+                    "random": {
+                        "type": "OS::Heat::RandomString",
+                        "properties": {"length": {"get_param": ["lengths", {"get_param": "nope"}]}},
+                    }
                 },
             }
         )

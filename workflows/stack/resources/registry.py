@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
         scaling_policy,
         server,
         software_config,
+        software_deployment,
         test_resource,
         wait_condition,
     )
@@ -45,6 +46,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.stack.resources.scaling_policy import ScalingPolicyHandler
     from workflows.stack.resources.server import ServerHandler
     from workflows.stack.resources.software_config import SoftwareConfigHandler
+    from workflows.stack.resources.software_deployment import (
+        SoftwareDeploymentGroupHandler,
+        SoftwareDeploymentHandler,
+    )
     from workflows.stack.resources.test_resource import TestResourceHandler
     from workflows.stack.resources.volumes import VolumeAttachmentHandler, VolumeHandler
     from workflows.stack.resources.wait_condition import (
@@ -75,6 +80,9 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     web_image.NAME: WebImageHandler(),
     **{api.rtype.name: ApiObjectHandler(api) for api in octavia.ALL},
     **{name: SoftwareConfigHandler(name) for name in software_config.CONFIG_TYPES},
+    software_deployment.DEPLOYMENT: SoftwareDeploymentHandler(structured=False),
+    software_deployment.STRUCTURED_DEPLOYMENT: SoftwareDeploymentHandler(structured=True),
+    **{t: SoftwareDeploymentGroupHandler(t) for t in software_deployment.GROUP_TYPES},
     wait_condition.HANDLE: WaitConditionHandleHandler(),
     wait_condition.CONDITION: WaitConditionHandler(),
 }
