@@ -51,6 +51,7 @@ TYPES = (
     "OS::Heat::StructuredDeploymentGroup",
     "OS::Heat::WaitCondition",
     "OS::Heat::WaitConditionHandle",
+    "OS::Heat::Value",
 )
 
 

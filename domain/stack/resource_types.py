@@ -29,6 +29,7 @@ from domain.stack.types import (
     software_config,
     software_deployment,
     test_resource,
+    value,
     wait_condition,
 )
 from domain.stack.types.cinder import volume
@@ -92,6 +93,7 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         *(api.rtype for api in octavia.ALL),
         *software_config.TYPES,
         *software_deployment.TYPES,
+        value.TYPE,
         wait_condition.HANDLE_TYPE,
         wait_condition.CONDITION_TYPE,
     )

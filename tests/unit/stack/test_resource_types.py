@@ -41,6 +41,7 @@ def test_registry_keys_are_the_type_names_heat_uses() -> None:
         "OS::Heat::StructuredDeploymentGroup",
         "OS::Heat::StructuredDeployments",
         "OS::Heat::TestResource",
+        "OS::Heat::Value",
         "OS::Heat::WaitCondition",
         "OS::Heat::WaitConditionHandle",
         "OS::Neutron::FloatingIP",

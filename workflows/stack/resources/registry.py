@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
         software_config,
         software_deployment,
         test_resource,
+        value,
         wait_condition,
     )
     from domain.stack.types.cinder import volume
@@ -51,6 +52,7 @@ with workflow.unsafe.imports_passed_through():
         SoftwareDeploymentHandler,
     )
     from workflows.stack.resources.test_resource import TestResourceHandler
+    from workflows.stack.resources.value import ValueHandler
     from workflows.stack.resources.volumes import VolumeAttachmentHandler, VolumeHandler
     from workflows.stack.resources.wait_condition import (
         WaitConditionHandleHandler,
@@ -83,6 +85,7 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     software_deployment.DEPLOYMENT: SoftwareDeploymentHandler(structured=False),
     software_deployment.STRUCTURED_DEPLOYMENT: SoftwareDeploymentHandler(structured=True),
     **{t: SoftwareDeploymentGroupHandler(t) for t in software_deployment.GROUP_TYPES},
+    value.NAME: ValueHandler(),
     wait_condition.HANDLE: WaitConditionHandleHandler(),
     wait_condition.CONDITION: WaitConditionHandler(),
 }
