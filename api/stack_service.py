@@ -23,6 +23,7 @@ from domain.hot.environment import (
     template_data,
 )
 from domain.hot.template import conditioned, load_template, resolve_parameters
+from domain.stack.event_sinks import parse_event_sinks
 from domain.stack.requests import StackAccepted, StackOperationRequest
 from domain.stack.rules import ensure_supported, template_object
 from domain.stack.state import StackSpec, StackState
@@ -131,6 +132,7 @@ async def create_stack(
                 template=template,
                 parameters=parameters,
                 hooks=environment_breakpoints(env),
+                event_sinks=parse_event_sinks(env.get("event_sinks")),
             ),
             start_workflow_operation=start,
             id=action_id,

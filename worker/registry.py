@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 from activities.cloud import CloudSession
 from activities.cloud_objects import CloudObjectActivities
 from activities.compute import ComputeActivities
+from activities.event_sinks import EventSinkActivities
 from activities.health import HealthActivities
 from activities.hooks import HookActivities
 from activities.keypairs import KeypairActivities
@@ -90,6 +91,7 @@ async def serving_activities(
     stacks = StackNodeActivities(cloud.orchestration)
     configs = SoftwareConfigActivities(engine)
     signals = SignalActivities(settings)
+    sinks = EventSinkActivities(cloud)
     try:
         yield [
             store.record_changes,
@@ -138,6 +140,7 @@ async def serving_activities(
             configs.cancel_software_deployment,
             configs.remove_software_deployment,
             signals.signal_url,
+            sinks.post_to_event_sinks,
         ]
     finally:
         await hooks.aclose()

@@ -40,6 +40,7 @@ from api.stack_service import (
 from api.urls import api_base
 from domain.errors import InvalidRequest
 from domain.hot.environment import environment_breakpoints
+from domain.stack.event_sinks import parse_event_sinks
 from domain.stack.preview import NO_ID as PREVIEW_ID
 from domain.stack.preview import preview_resources
 from domain.stack.preview import pseudo as preview_pseudo
@@ -148,6 +149,7 @@ async def update_stack_route(
         disable_rollback=body.disable_rollback,
         tags=body.tag_list(),
         hooks=environment_breakpoints(env),
+        event_sinks=parse_event_sinks(env.get("event_sinks")),
     )
     await send_stack_update(temporal, record, Ops.update, request)
     return Response(status_code=status.HTTP_202_ACCEPTED)
@@ -177,6 +179,7 @@ async def patch_stack_route(
         tags=body.tag_list(),
         existing=True,
         hooks=environment_breakpoints(env) or None,
+        event_sinks=parse_event_sinks(env["event_sinks"]) if "event_sinks" in env else None,
     )
     await send_stack_update(temporal, record, Ops.update, request)
     return Response(status_code=status.HTTP_202_ACCEPTED)

@@ -25,6 +25,7 @@ from domain.errors import InvalidRequest
 from domain.hot.parameters import mapping_at, plain_value
 from domain.hot.template import parse_template_text
 from domain.hot.yaml_format import load_yaml
+from domain.stack.event_sinks import parse_event_sinks
 from domain.stack.hooks import Breakpoints, parse_breakpoints
 from domain.stack.resource_types import RESOURCE_TYPES, STACK, ResourceType
 
@@ -56,6 +57,7 @@ def parse_environment(raw: Any) -> dict[str, Any]:
             raise InvalidRequest(f'environment has wrong section "{section}"')
     for section in ("parameters", "parameter_defaults", "resource_registry"):
         mapping_at(env.get(section), f"environment.{section}")
+    parse_event_sinks(env.get("event_sinks"))
     registry = env.get("resource_registry") or {}
     for key, target in registry.items():
         if key == "resources":

@@ -33,6 +33,8 @@ class StackOperationRequest(BaseModel):
     group: GroupSpec | None = None
     #: The environment's breakpoint hooks (`domain.stack.hooks`); None keeps the stack's.
     hooks: dict[str, Any] | None = None
+    #: The environment's event sinks (`domain.stack.event_sinks`); None keeps the stack's.
+    event_sinks: list[dict[str, Any]] | None = None
 
 
 class LockStackRequest(BaseModel):

@@ -158,6 +158,8 @@ class StackState(BaseModel):
     tags: list[str] | None = None
     #: The environment's breakpoint hooks (`domain.stack.hooks.Breakpoints`).
     hooks: dict[str, Any] = Field(default_factory=dict)
+    #: The environment's event sinks (`domain.stack.event_sinks.EventSink`, as maps).
+    event_sinks: list[dict[str, Any]] = Field(default_factory=list)
     action: StackAction = StackAction.INIT
     status: Status = Status.COMPLETE
     status_reason: str = "Stack is initializing"

@@ -58,6 +58,7 @@ def accepted(
             else req.disable_rollback,
             "tags": tags_after(state, op, req),
             "hooks": state.hooks if req.hooks is None else req.hooks,
+            "event_sinks": state.event_sinks if req.event_sinks is None else req.event_sinks,
         }
     )
 

@@ -102,9 +102,11 @@ async def test_api_5xx_is_retryable_backend_unavailable(
 async def test_slow_api_beyond_the_timeout_is_retryable(
     simcloud: RunningSimcloud, sim: SimControl
 ) -> None:
-    async with CloudSession(simcloud.cloud_config(timeout_s=0.05)) as session:
+    # The timeout leaves room for the first call on a loaded machine; the latency is
+    # well beyond it.
+    async with CloudSession(simcloud.cloud_config(timeout_s=0.3)) as session:
         await session.compute.list_servers()
-        await sim.api_faults(error_rate=0, latency_ms=500)
+        await sim.api_faults(error_rate=0, latency_ms=1500)
 
         with pytest.raises(BackendUnavailable, match="timed out") as caught:
             await session.compute.list_servers()

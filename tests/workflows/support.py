@@ -35,6 +35,8 @@ from activities.store import StoreActivities
 from config import Settings
 from config.temporal_client import warden_data_converter
 from domain.cloud_objects import CloudAction
+from domain.events import Event
+from domain.stack.event_sinks import EventSinkPost
 from domain.cluster.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
 from domain.cluster.lifecycle import HookDelivery, HookDeliveryResult
 from domain.cluster.nodes import NodeState
@@ -92,6 +94,13 @@ class FakeCloud:
     undeletable: set[str] = field(default_factory=set)
     #: Calls beside CRUD (a server's rename or new metadata), in order.
     cloud_actions: list[CloudAction] = field(default_factory=list)
+    #: Events posted to Zaqar queues (event sinks): (queue, event), in order.
+    queued: list[tuple[str, Event]] = field(default_factory=list)
+
+    @activity.defn(name="post_to_event_sinks")
+    async def post_to_event_sinks(self, post: EventSinkPost) -> None:
+        for sink in post.sinks:
+            self.queued += [(sink.target, e) for e in sorted(post.events, key=lambda e: e.at)]
 
     @activity.defn(name="create_server")
     async def create_server(self, request: ServerRequest) -> ServerInfo:
@@ -462,6 +471,7 @@ async def _harness(
                 cloud.probe_nodes,
                 cloud.user_fix_server,
                 signals.signal_url,
+                cloud.post_to_event_sinks,
                 configs.store_software_config,
                 configs.show_software_config,
                 configs.delete_software_config,

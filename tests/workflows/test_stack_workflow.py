@@ -66,6 +66,7 @@ async def create_stack(
     hooks: dict[str, Any] | None = None,
     tags: list[str] | None = None,
     timeout_mins: int | None = None,
+    event_sinks: list[dict[str, Any]] | None = None,
 ) -> tuple[WorkflowHandle[Any, Any], str]:
     stack_id, action_id = str(uuid.uuid4()), str(uuid.uuid4())
     start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
@@ -90,6 +91,7 @@ async def create_stack(
             parameters=parameters,
             hooks=hooks,
             timeout_mins=timeout_mins,
+            event_sinks=event_sinks,
         ),
         start_workflow_operation=start,
         id=action_id,

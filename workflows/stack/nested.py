@@ -90,6 +90,10 @@ class NestedContext(Protocol):
         """The operation's timeout, in minutes (None: none)."""
         ...
 
+    def event_sinks(self) -> list[dict[str, Any]]:
+        """The stack's event sinks (its nested stacks post to them too, as in Heat)."""
+        ...
+
 
 def nested_name(parent: StackSpec, resource: str, resource_id: str) -> str:
     """Heat-like name of a nested stack: `<parent>-<resource>-<short id>`."""
@@ -196,6 +200,7 @@ async def start_nested(
         created_at=now,
         updated_at=now,
         hooks=ctx.breakpoints(resource),
+        event_sinks=ctx.event_sinks(),
     )
     try:
         await workflow.start_child_workflow(
@@ -243,6 +248,7 @@ async def update_nested(
         parameters=dict(props.get("parameters") or {}),
         timeout_mins=_timeout_mins(ctx, props),
         hooks=ctx.breakpoints(current.name),
+        event_sinks=ctx.event_sinks() or None,
     )
     return _settled(await ask_nested(ctx, current.physical_id or "", "update", request))
 

@@ -32,6 +32,7 @@ def operation_input(s: StackState, op: StackOperation) -> StackOpInput:
         group_sizes=op.group_sizes,
         timeout_s=s.timeout_mins * 60 if s.timeout_mins else None,
         hooks=s.hooks,
+        event_sinks=s.event_sinks,
     )
 
 

@@ -37,6 +37,8 @@ class StackOpInput(BaseModel):
     timeout_s: int | None = None
     #: The stack's breakpoint hooks (`domain.stack.hooks`): where the operation pauses.
     hooks: dict[str, Any] = Field(default_factory=dict)
+    #: The stack's event sinks: where its events are posted too.
+    event_sinks: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class StackOpResult(BaseModel):

@@ -9,6 +9,7 @@ What the stack looks like after each step is decided in `domain/stack/transition
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from temporalio import workflow
@@ -35,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.operation import Operation
     from workflows.search_attributes import warden_attributes
     from workflows.spine import EntityWorkflow
+    from workflows.stack.event_sinks import post_events
     from workflows.stack.messages import NESTED_FINISHED, NestedOutcome, StackInput
     from workflows.stack.nested import member_name
     from workflows.stack.op_inputs import nested_outcome, operation_input, rollback_input
@@ -82,6 +84,8 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         #: (template, who requires each resource in it): parsed once per template, not
         #: per mark (a 1,000-resource template takes tens of ms to parse).
         self._required_by_memo: tuple[object, dict[str, list[str]]] | None = None
+        #: Posts to the event sinks still running (kept so they are not collected).
+        self._sinking: set[asyncio.Task[None]] = set()
 
     # ---- handler bodies (bound to operations in workflows/stack/workflow.py) ----
 
@@ -173,6 +177,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
                 events=[resource_event(spec, changed, reason, action_id)],
             )
             await record_now(changes, summary=f"signal {changed.name}")
+            self._sink(changes)
             return self._answer_again(op, action_id)
 
         return await self._perform(op, req, delivered)
@@ -227,6 +232,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             )
             write = record_now if workflow.patched("mark-local-record") else record
             await write(changes, summary=f"mark {changed.name} {changed.resource_status}")
+            self._sink(changes)
             show(self.state)
             return self._answer_again(op, action_id)
 
@@ -291,6 +297,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         )
         write = record_now if workflow.patched("accept-local-record") else record
         await write(changes, summary=f"accept {op.action.value}")
+        self._sink(changes)
         show(self.state)
         self.pending = op
         return StackAccepted(action_id=op.action_id, stack_status=self.state.stack_status)
@@ -334,13 +341,12 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         spec = self.state.spec
         if action == StackAction.ROLLBACK:
             self.state = transitions.rolling_back(self.state)
-            await record(
-                ChangeSet(
-                    stacks=[stack_snapshot(self.state)],
-                    events=[stack_event(self.state, "Stack ROLLBACK started", op.action_id)],
-                ),
-                summary="start rollback",
+            started = ChangeSet(
+                stacks=[stack_snapshot(self.state)],
+                events=[stack_event(self.state, "Stack ROLLBACK started", op.action_id)],
             )
+            await record(started, summary="start rollback")
+            await post_events(self.state.event_sinks, started.events)
             show(self.state)
         phase = "" if action == op.action else action.value.lower()
         outcome = await run_child(
@@ -377,9 +383,9 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         if final:
             self.pending = None
         ok = not failure
-        await record(
-            self._finish_changes(op, ok, final, op_error), summary=f"finish {action.value}"
-        )
+        finished = self._finish_changes(op, ok, final, op_error)
+        await record(finished, summary=f"finish {action.value}")
+        await post_events(self.state.event_sinks, finished.events)
         show(self.state)
         if final and op.notify:
             await self._notify(op.notify, nested_outcome(self.state, op, ok and not op_error))
@@ -422,6 +428,14 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
             recent_action_ids=self.recent.to_list(),
             history_limit=self.history_limit,
         )
+
+    def _sink(self, changes: ChangeSet) -> None:
+        """Post the events just recorded to the stack's event sinks, without holding up
+        the update being answered (the workflow goes on running the post)."""
+        if self.state.event_sinks and changes.events:
+            task = asyncio.create_task(post_events(self.state.event_sinks, changes.events))
+            self._sinking.add(task)
+            task.add_done_callback(self._sinking.discard)
 
     def _show(self) -> None:
         show(self.state)

@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.stack.requests import ResourceSignalRequest
     from domain.stack.state import ResourceState, StackAction, StackSpec, Status
     from workflows.entity import record
+    from workflows.stack.event_sinks import post_events
     from workflows.stack.messages import NestedOutcome
     from workflows.stack.op_messages import StackOpInput
     from workflows.stack.records import new_id, resource_event, resource_snapshot
@@ -94,6 +95,10 @@ class StackWalk:
     def breakpoints(self, name: str) -> dict[str, Any]:
         """The breakpoint hooks the nested stack of resource `name` inherits."""
         return nested_breakpoints(self._inp().hooks, name)
+
+    def event_sinks(self) -> list[dict[str, Any]]:
+        """The stack's event sinks (its nested stacks post to them too, as in Heat)."""
+        return list(self._inp().event_sinks)
 
     def timeout_mins(self) -> int | None:
         """The operation's timeout, in minutes (None: none)."""
@@ -270,7 +275,9 @@ class StackWalk:
             if len(runs) > 1 and not workflow.patched("projection-batch-bytes"):
                 runs = [batch]
             for run in runs:
-                await record(_merge(run), summary=f"record {len(run)} resource change(s)")
+                merged = _merge(run)
+                await record(merged, summary=f"record {len(run)} resource change(s)")
+                await post_events(self._inp().event_sinks, merged.events)
 
 
 def _merge(batch: list[ChangeSet]) -> ChangeSet:
