@@ -21,6 +21,7 @@ import yaql
 from yaql.language import exceptions as yaql_errors
 
 from domain.errors import InvalidRequest
+from domain.hot.cfn_functions import member_list_to_map, select, split
 
 __all__ = ["EVALUATORS", "SHAPES", "as_text"]
 
@@ -463,6 +464,10 @@ EVALUATORS: Final[dict[str, Callable[[Any], Any]]] = {
     "contains": contains,
     "repeat": repeat,
     "yaql": yaql_value,
+    # HOT 2013-05-23's CloudFormation-style ones without a HOT twin (domain/hot/cfn_functions).
+    "Fn::Select": select,
+    "Fn::Split": split,
+    "Fn::MemberListToMap": member_list_to_map,
 }
 
 # --- checks when a call is parsed --------------------------------------------------------

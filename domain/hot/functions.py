@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import InvalidRequest
 from domain.hot.builtins import EVALUATORS, SHAPES
+from domain.hot.cfn_functions import EVALUATED
 from domain.hot.parameters import PSEUDO_PARAMETERS
 from domain.hot.parts import ResourceDef, TemplateShape
 from domain.hot.versions import FUNCTIONS
@@ -25,7 +26,10 @@ from domain.stack.resource_types import RESOURCE_TYPES, check_properties, resour
 #: that has them (`get_file` is read when the template's files are applied, the
 #: condition functions are in `domain.hot.conditions`).
 INTRINSICS: Final[dict[str, str]] = {
-    name: since for name, (since, _) in FUNCTIONS.items() if name != "get_file"
+    **{name: since for name, (since, _) in FUNCTIONS.items() if name != "get_file"},
+    # The CloudFormation-style ones evaluated as themselves; the versions that no longer
+    # have them refuse them where the template is read (domain/hot/cfn_functions.py).
+    **dict.fromkeys(EVALUATED, "2013-05-23"),
 }
 
 

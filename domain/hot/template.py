@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import InvalidRequest
+from domain.hot.cfn_functions import hot_calls
 from domain.hot.conditions import CONDITIONS_SINCE, check_conditions, enabled_parts, has_if
 from domain.hot.functions import (
     ResolvedResource,
@@ -241,6 +242,10 @@ def _load(raw: Any, nesting: int) -> Template:
     resources = mapping_at(data.get("resources"), "resources")
     if len(resources) > MAX_RESOURCES:
         raise InvalidRequest(f"resources: more than {MAX_RESOURCES} resources")
+    declared = mapping_at(data.get("parameters"), "parameters")
+    date = canonical_version(version)
+    resources = hot_calls(resources, date, declared, "resources")
+    outputs = hot_calls(mapping_at(data.get("outputs"), "outputs"), date, declared, "outputs")
     conditions = mapping_at(data.get("conditions"), "conditions")
     template = Template(
         version=version,
@@ -253,10 +258,7 @@ def _load(raw: Any, nesting: int) -> Template:
             name: _resource(name, spec, nesting, since_conditions)
             for name, spec in resources.items()
         },
-        outputs={
-            name: _output(name, spec, since_conditions)
-            for name, spec in mapping_at(data.get("outputs"), "outputs").items()
-        },
+        outputs={name: _output(name, spec, since_conditions) for name, spec in outputs.items()},
         conditions=conditions,
     )
     if since_conditions and _conditional(template, data):

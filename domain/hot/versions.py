@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from domain.errors import InvalidRequest, NotFound
+from domain.hot.cfn_functions import cfn_functions_of
 
 #: `heat_template_version.<date>` → its release-name aliases, as Heat's setup.cfg.
 HOT_VERSIONS: Final[dict[str, tuple[str, ...]]] = {
@@ -97,10 +98,14 @@ def template_functions(version: str, *, conditions: bool = False) -> list[dict[s
     date = _ALIASES.get(name or "", name)
     if date not in HOT_VERSIONS:
         raise NotFound(f"Template with version {version} not found")
-    return [
+    listed = [
         {"functions": function, "description": description}
         for function, (since, description) in (
             CONDITION_FUNCTIONS if conditions else FUNCTIONS
         ).items()
         if since <= date
     ]
+    if conditions:
+        return listed
+    cfn = [{"functions": f, "description": d} for f, d in cfn_functions_of(date).items()]
+    return listed + cfn

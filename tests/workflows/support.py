@@ -35,16 +35,16 @@ from activities.store import StoreActivities
 from config import Settings
 from config.temporal_client import warden_data_converter
 from domain.cloud_objects import CloudAction
-from domain.events import Event
-from domain.stack.event_sinks import EventSinkPost
 from domain.cluster.health import FenceRequest, NodeProbe, ProbeRequest, ProbeResult, ProbeState
 from domain.cluster.lifecycle import HookDelivery, HookDeliveryResult
 from domain.cluster.nodes import NodeState
 from domain.cluster.requests import ClusterOperationRequest, OperationAccepted
 from domain.cluster.standalone import StandaloneNode
 from domain.cluster.state import ClusterSpec, ClusterState
+from domain.events import Event
 from domain.projection import NodeRemoval
 from domain.servers import LockServerRequest, ServerInfo, ServerRequest, ServerStatuses
+from domain.stack.event_sinks import EventSinkPost
 from store.actions import ActionRecord
 from store.changes import apply_changes
 from store.db import make_engine, migrate, session_scope
