@@ -94,6 +94,13 @@ CASES: dict[str, tuple[dict[str, Any], str | None]] = {
         "server1",
     ),
     "resource_group__volume_with_attachment.yaml": ({"instance_id": "{server}"}, None),
+    "resource_group__resource_group.yaml": ({}, None),
+    "condition.yaml": ({"env_type": "prod"}, None),
+    "asg_of_servers.yaml": ({"key_name": "demo", "image": "cirros"}, None),
+    "software-config__example-templates__example-cloud-init.yaml": (
+        {"key_name": "demo", "flavor": "m1.small", "image": "cirros"},
+        "server",
+    ),
     "lb_server.yaml": (
         {
             "image": "cirros",

@@ -34,8 +34,9 @@ TYPE: Final = ResourceType(
         "resource": prop("map", required=True, update_allowed=True),
     },
     attributes=frozenset({"outputs", "outputs_list", "current_size", "refs", "refs_map"}),
-    nested_properties=frozenset({"resource"}),
-    nested_holds="resource",
+    # The member's definition is resolved in this template, as Heat resolves the
+    # property (`get_param` in it reads this stack's parameters).
+    member_definition="resource",
     member_attributes={"outputs": "map", "outputs_list": "list"},
     check=_check_group_sizes,
 )

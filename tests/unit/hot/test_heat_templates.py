@@ -14,7 +14,7 @@ NAMES = sorted(p.name for p in TEMPLATES.glob("*.yaml"))
 
 
 def test_the_corpus_is_there() -> None:
-    assert len(NAMES) == 13
+    assert len(NAMES) == 17
     assert "hello_world.yaml" in NAMES
 
 

@@ -188,10 +188,15 @@ def test_load_validates_inline_nested_template_under_its_path() -> None:
 
 
 def test_load_leaves_references_inside_inner_templates_to_them() -> None:
+    """An inline template's references are its own; a scaling group's member definition
+    is resolved in this template, as Heat resolves the property."""
     inner = hot(
         {"a": {"type": NONE, "properties": {"x": {"get_resource": "b"}}}, "b": {"type": NONE}}
     )
-    member = {"type": SERVER, "properties": {"image": {"get_param": "img"}, "flavor": "m1"}}
+    member = {
+        "type": SERVER,
+        "properties": {"image": "cirros", "flavor": "m1", "name": {"get_resource": "web"}},
+    }
     template = load_template(
         hot(
             {
@@ -207,7 +212,7 @@ def test_load_leaves_references_inside_inner_templates_to_them() -> None:
             }
         )
     )
-    assert template.dependencies() == {"web": set(), "s": {"web"}, "g": set()}
+    assert template.dependencies() == {"web": set(), "s": {"web"}, "g": {"web"}}
 
 
 REFERENCE_CASES: list[tuple[Any, ...]] = [

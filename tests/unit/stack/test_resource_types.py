@@ -145,7 +145,8 @@ def test_policy_signal_url_is_the_resource_signal_route() -> None:
 def test_nested_types_declare_what_their_nested_property_holds() -> None:
     holds = {name: (t.nested_properties, t.nested_holds) for name, t in RESOURCE_TYPES.items()}
     assert holds["OS::Heat::Stack"] == (frozenset({"template"}), "template")
-    assert holds["OS::Heat::AutoScalingGroup"] == (frozenset({"resource"}), "resource")
+    assert holds["OS::Heat::AutoScalingGroup"] == (frozenset(), None)
+    assert RESOURCE_TYPES["OS::Heat::AutoScalingGroup"].member_definition == "resource"
     assert all(
         h == (frozenset(), None) for n, h in holds.items() if "Stack" not in n and "Group" not in n
     )
