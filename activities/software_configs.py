@@ -28,6 +28,7 @@ from domain.stack.types.software_deployment import (
     DeploymentStart,
     SoftwareDeployment,
     derived_inputs,
+    replacing_inputs,
     signalled,
     structured_config,
     transport,
@@ -133,6 +134,17 @@ class SoftwareConfigActivities:
                 delete_config(session, start.project_id, known.config_id)
             assert updated is not None
             return updated
+
+    @activity.defn(name="software_deployment_replaced_by")
+    @healthcheck("database", [SQLAlchemyError])
+    def software_deployment_replaced_by(self, start: DeploymentStart) -> list[str]:
+        """The `replace_on_change` inputs this update changes (none: update in place)."""
+        with session_scope(self._engine) as session:
+            known = get_deployment(session, start.project_id, start.deployment_id)
+            old = get_config(session, start.project_id, known.config_id) if known else None
+            if old is None:
+                return []
+            return replacing_inputs(list(old.inputs), _derived_config(session, start).inputs)
 
     @activity.defn(name="signal_software_deployment")
     @healthcheck("database", [SQLAlchemyError])

@@ -96,6 +96,9 @@ class ResourceType(BaseModel):
     member_definition: str | None = None
     #: The plan replaces the resource when its UPDATE_REPLACE property is true (TestResource).
     honours_update_replace: bool = False
+    #: Its handler may answer that an in-place update replaces it after all (a software
+    #: deployment whose `replace_on_change` input changed: Heat's `UpdateReplace`).
+    replaced_on_inputs: bool = False
     #: Deprecated property and attribute names Heat still takes but no longer shows.
     hidden: frozenset[str] = frozenset()
     #: Deprecated property → its successor (Heat's translation rules: `network_id` →

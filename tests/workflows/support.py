@@ -476,6 +476,7 @@ async def _harness(
                 configs.show_software_config,
                 configs.delete_software_config,
                 configs.start_software_deployment,
+                configs.software_deployment_replaced_by,
                 configs.signal_software_deployment,
                 configs.cancel_software_deployment,
                 configs.remove_software_deployment,

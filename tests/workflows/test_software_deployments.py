@@ -179,3 +179,32 @@ async def test_a_group_deploys_to_each_server_of_its_map(harness: Harness) -> No
     nested = resources(harness, stack_id)["deployments"].physical_id
     rows = harness.rows(SoftwareDeploymentRecord, stack_id=nested)
     assert sorted((r.resource_name, r.server_id) for r in rows) == [("a", "vm-a"), ("b", "vm-b")]
+
+
+async def test_a_changed_replace_on_change_input_replaces_the_deployment(harness: Harness) -> None:
+    """Heat's `UpdateReplace` for an input with `replace_on_change`: a new deployment (a
+    new record), the old one deleted; another input's change updates it in place."""
+    template = deploying(signal_transport="NO_SIGNAL")
+    config = template["resources"]["config"]["properties"]
+    config["inputs"] = [{"name": "foo", "replace_on_change": True}, {"name": "bar"}]
+    handle, stack_id = await create_stack(harness, template)
+    first = resources(harness, stack_id)["deployment"].physical_id
+
+    template["resources"]["deployment"]["properties"]["input_values"] = {"foo": "hello", "bar": 2}
+    await send(handle, "update", StackOperationRequest(template=template))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    assert resources(harness, stack_id)["deployment"].physical_id == first  # in place
+
+    template["resources"]["deployment"]["properties"]["input_values"] = {"foo": "bye", "bar": 2}
+    await send(handle, "update", StackOperationRequest(template=template))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "UPDATE_COMPLETE", stack.status_reason
+    second = resources(harness, stack_id)["deployment"].physical_id
+    assert second != first
+
+    async def old_gone() -> bool:
+        return harness.rows(SoftwareDeploymentRecord, id=first) == []
+
+    await eventually(old_gone, timeout=30, what="the replaced deployment deleted")
+    assert harness.rows(SoftwareDeploymentRecord, id=second)[0].status == "COMPLETE"

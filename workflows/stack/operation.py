@@ -355,6 +355,13 @@ class StackOperationWorkflow(StackWalk):
             rtype = resource_type(definition.type)
             if not rtype.updatable_in_place(current.resolved, props, workflow.patched):
                 kind = ChangeKind.REPLACE
+            elif rtype.replaced_on_inputs:
+                try:
+                    why = await handler_for(current.type).replaced_by(self, current, props)
+                except ResourceFailed as err:
+                    return self._set_failed(current, StackAction.UPDATE, err.reason)
+                if why:
+                    kind, reason = ChangeKind.REPLACE, why
         self.changed.add(name)
         if kind == ChangeKind.UPDATE and current is not None:
             return await self._update_in_place(current, props, applied_props, reason)

@@ -84,7 +84,9 @@ STANDARD_OUTPUTS: Final = ("deploy_stdout", "deploy_stderr", "deploy_status_code
 def _types() -> tuple[ResourceType, ...]:
     # A deployment's attributes are its config's outputs too: Heat checks their names
     # against the config when it reads one, so any name is taken here.
-    single = tuple(heat_type(n, open_attributes=True) for n in SINGLE_TYPES)
+    single = tuple(
+        heat_type(n, open_attributes=True, replaced_on_inputs=True) for n in SINGLE_TYPES
+    )
     groups = tuple(heat_type(n) for n in (DEPLOYMENT_GROUP, STRUCTURED_GROUP))
     aliases = tuple(
         heat_type(target).model_copy(update={"name": alias})
@@ -250,3 +252,18 @@ def group_template(rtype: str, props: Mapping[str, Any]) -> dict[str, Any]:
         for attribute in STANDARD_OUTPUTS
     }
     return {"heat_template_version": "2015-04-30", "resources": resources, "outputs": outputs}
+
+
+def replacing_inputs(
+    old_inputs: list[dict[str, Any]], new_inputs: list[dict[str, Any]]
+) -> list[str]:
+    """Heat's `handle_update` check: the inputs marked `replace_on_change` whose value
+    changed since the last derived config (the deployment is then replaced)."""
+    before = {i["name"]: i.get("value") for i in old_inputs}
+    return [
+        i["name"]
+        for i in new_inputs
+        if i.get("replace_on_change")
+        and i["name"] in before
+        and i.get("value") != before[i["name"]]
+    ]

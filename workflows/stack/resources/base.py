@@ -86,6 +86,13 @@ class ResourceHandler:
         """Apply new properties in place (only those the type's schema allows to change)."""
         return unchanged(current)
 
+    async def replaced_by(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> str:
+        """Why an update Heat would make in place replaces the resource instead ("" for
+        none): a type whose answer needs the cloud or the store looks there."""
+        return ""
+
     async def prepare_for_replace(self, ctx: NestedContext, old: ResourceState) -> None:
         """Free what the replacement will take over from `old` (Heat's
         `prepare_for_replace`: a server's ports); `old` itself is deleted afterwards."""

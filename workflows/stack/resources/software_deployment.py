@@ -67,6 +67,18 @@ class SoftwareDeploymentHandler(ResourceHandler):
             return unchanged(current)
         return _applied(deployment_id, found)
 
+    async def replaced_by(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> str:
+        """Heat replaces a deployment whose `replace_on_change` input changes."""
+        if not current.physical_id:
+            return ""
+        start = self._start(ctx, current.name, props, current.physical_id, StackAction.UPDATE)
+        changed: list[str] = await call_activity(
+            SoftwareConfigActivities.software_deployment_replaced_by, start
+        )
+        return f"Replacing the deployment: input {', '.join(changed)} changed" if changed else ""
+
     async def suspend(self, ctx: NestedContext, current: ResourceState) -> None:
         """Deploy on SUSPEND when `actions` has it."""
         await self._again(ctx, current, StackAction.SUSPEND)
@@ -93,6 +105,29 @@ class SoftwareDeploymentHandler(ResourceHandler):
             ref = ConfigRef(project_id=ctx.parent().project_id, id=physical_id)
             await call_activity(SoftwareConfigActivities.remove_software_deployment, ref)
 
+    def _start(
+        self,
+        ctx: NestedContext,
+        name: str,
+        props: dict[str, Any],
+        deployment_id: str,
+        action: StackAction,
+        signal_url: str | None = None,
+    ) -> DeploymentStart:
+        spec = ctx.parent()
+        return DeploymentStart(
+            deployment_id=deployment_id,
+            derived_config_id=new_id(),
+            project_id=spec.project_id,
+            stack_id=spec.stack_id,
+            stack_path=f"{spec.name}/{spec.stack_id}",
+            resource_name=name,
+            action=action.value,
+            properties=props,
+            structured=self._structured,
+            signal_url=signal_url,
+        )
+
     async def _again(self, ctx: NestedContext, current: ResourceState, action: StackAction) -> None:
         if current.physical_id:
             await self._run(ctx, current.name, current.resolved, current.physical_id, action)
@@ -113,18 +148,7 @@ class SoftwareDeploymentHandler(ResourceHandler):
         signal_url = None
         if transport(props) in _URL_TRANSPORTS:
             signal_url = await call_activity(SignalActivities.signal_url, deployment_id)
-        start = DeploymentStart(
-            deployment_id=deployment_id,
-            derived_config_id=new_id(),
-            project_id=spec.project_id,
-            stack_id=spec.stack_id,
-            stack_path=f"{spec.name}/{spec.stack_id}",
-            resource_name=name,
-            action=action.value,
-            properties=props,
-            structured=self._structured,
-            signal_url=signal_url,
-        )
+        start = self._start(ctx, name, props, deployment_id, action, signal_url)
         found: SoftwareDeployment = await call_activity(
             SoftwareConfigActivities.start_software_deployment, start
         )
