@@ -8,6 +8,7 @@ in flight. `_walk` runs a step on every resource once everything it waits for is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -88,9 +89,10 @@ class StackWalk:
         return self.error
 
     def progress(self, name: str, note: str) -> None:
-        """Show what resource `name`'s step is doing now (a roll's batch) in the UI."""
+        """Show what resource `name`'s step is doing now (a roll's batch) in the UI (also
+        from a step's `finally`, which an evicted run closes outside the workflow)."""
         self.notes[name] = note
-        self._show(self.total)
+        self._show_if_running(self.total)
 
     def breakpoints(self, name: str) -> dict[str, Any]:
         """The breakpoint hooks the nested stack of resource `name` inherits."""
@@ -167,9 +169,14 @@ class StackWalk:
             self.waiting.pop(name, None)
             self.notes.pop(name, None)
             self.finished += 1
-            # A run evicted from the worker's cache is closed by the garbage collector,
-            # outside any workflow: there is nothing to show then.
-            if workflow.in_workflow():
+            self._show_if_running(total)
+
+    def _show_if_running(self, total: int) -> None:
+        """`_show` from a `finally`: a run evicted from the worker's cache is closed by the
+        garbage collector outside any workflow, or while the instance is read-only, and
+        has nothing to show then (the details are not a command: replays are unaffected)."""
+        if workflow.in_workflow():
+            with contextlib.suppress(workflow.ReadOnlyContextError):
                 self._show(total)
 
     def _show(self, total: int) -> None:
