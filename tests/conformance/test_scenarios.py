@@ -96,7 +96,15 @@ async def servers_of(warden: ConformanceWarden, cluster_id: str) -> list[str]:
 async def delete_cluster(
     warden: ConformanceWarden, api: httpx.AsyncClient, cluster_id: str
 ) -> None:
-    await succeeded(api, await api.delete(f"/v1/clusters/{cluster_id}"))
+    """Delete the cluster once no action holds it (a recovery may still be ending after
+    its node reads ACTIVE: the delete is then Senlin's 409, tried again as a client would)."""
+
+    async def accepted() -> httpx.Response | None:
+        answer = await api.delete(f"/v1/clusters/{cluster_id}")
+        locked = answer.status_code == 409 and "already locked" in answer.text
+        return None if locked else answer
+
+    await succeeded(api, await eventually(accepted, timeout=OPERATION_TIMEOUT, interval=0.5))
     assert await servers_of(warden, cluster_id) == []
 
 
