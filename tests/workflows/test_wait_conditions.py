@@ -131,3 +131,12 @@ async def test_an_idle_stack_keeps_a_signal_and_refuses_a_malformed_one(harness:
         await send(handle, "deliver_signal", ResourceSignalRequest(resource_name="after"))
     assert "does not accept signals" in rejection(wrong.value)
     assert harness.rows(StackRecord, id=stack_id)[0].status == "COMPLETE"
+
+
+async def test_an_app_may_signal_the_handle_straight_through_temporal(harness: Harness) -> None:
+    handle, stack_id = await create_stack(harness, waiting(), wait=False)
+    await handle_made(harness, stack_id)
+    await handle.signal("deliver_signal", signal({"reason": "from the app"}))
+    stack = await stack_settles(harness, stack_id)
+    assert f"{stack.action}_{stack.status}" == "CREATE_COMPLETE", stack.status_reason
+    assert resources(harness, stack_id)["handle"].rsrc_metadata["1"]["reason"] == "from the app"
