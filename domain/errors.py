@@ -62,6 +62,13 @@ class NotFound(WardenError):
     openstack_type = "ResourceNotFound"
 
 
+class PlainNotFound(NotFound):
+    """Not found where Heat raises its plain `NotFound` (software configs and
+    deployments), whose body names that type rather than `ResourceNotFound`."""
+
+    openstack_type = "NotFound"
+
+
 class Conflict(WardenError):
     """The object's current state forbids the operation: busy, locked, duplicate (409)."""
 

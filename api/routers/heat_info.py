@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request, status
 from fastapi.responses import JSONResponse
 
+from api.heat_params import heat_bool
 from api.paths import ProjectCaller
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.stacks import HeatInputs, TemplateField
@@ -68,7 +69,7 @@ async def list_template_functions_route(
 ) -> dict[str, Any]:
     """The intrinsic functions of one version (404 for an unknown version); with
     `with_condition_func=true`, the functions of its conditions."""
-    conditions = with_condition_func is not None and _heat_bool(
+    conditions = with_condition_func is not None and heat_bool(
         "with_condition_func", with_condition_func
     )
     return {"template_functions": template_functions(template_version, conditions=conditions)}
@@ -80,16 +81,6 @@ class ValidateBody(HeatInputs):
     template: TemplateField | None = None
     show_nested: bool = False
     ignore_errors: str | None = None
-
-
-def _heat_bool(name: str, value: str) -> bool:
-    """A boolean query parameter as Heat's `param_utils.extract_bool` reads it."""
-    lowered = value.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    raise InvalidRequest(
-        f'Unrecognized value "{value}" for "{name}", acceptable values are: true, false.'
-    )
 
 
 @router.post("/validate")
@@ -108,9 +99,7 @@ async def validate_template_route(
     ensure_supported(template)
     given = {**(env.get("parameters") or {}), **body.parameters}
     # heatclient sends `show_nested` in the query, as Heat reads it; the body works too.
-    nested = body.show_nested or (
-        show_nested is not None and _heat_bool("show_nested", show_nested)
-    )
+    nested = body.show_nested or (show_nested is not None and heat_bool("show_nested", show_nested))
     return validate_view(raw, body.files, env, given=given, show_nested=nested)
 
 

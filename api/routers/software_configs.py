@@ -12,9 +12,10 @@ from sqlmodel import Session
 
 from api.auth import Role
 from api.deps import DbDep
+from api.heat_params import heat_bool, heat_int
 from api.paths import ProjectCaller, ProjectWriter
 from api.schemas.common import ERROR_RESPONSES
-from domain.errors import InvalidRequest, NotFound
+from domain.errors import InvalidRequest, PlainNotFound
 from domain.stack.types.software_config import SoftwareConfig, checked_io, config_view
 from store.columns import now_utc
 from store.software_configs import delete_config, get_config, list_configs, save_config
@@ -41,36 +42,8 @@ class ConfigCreate(BaseModel):
     options: dict[str, Any] | None = None
 
 
-def heat_int(name: str, value: str | None) -> int | None:
-    """Heat's `param_utils.extract_int` (zero allowed, negatives not)."""
-    if value is None:
-        return None
-    try:
-        number = int(value)
-    except ValueError:
-        raise InvalidRequest(f"Only integer is acceptable by '{name}'.") from None
-    if number < 0:
-        raise InvalidRequest(
-            f"Value '{value}' is invalid for '{name}' which only accepts non-negative integer."
-        )
-    return number
-
-
-def heat_flag(name: str, value: str | None) -> bool:
-    """Heat's `param_utils.extract_bool`."""
-    if value is None:
-        return False
-    if value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    raise InvalidRequest(
-        f'Unrecognized value "{value}" for "{name}", acceptable values are: true, false.'
-    )
-
-
-def _not_found(config_id: str) -> NotFound:
-    error = NotFound(f"Software config with id {config_id} not found")
-    error.openstack_type = "NotFound"  # Heat's exception.NotFound, not ResourceNotFound
-    return error
+def _not_found(config_id: str) -> PlainNotFound:
+    return PlainNotFound(f"Software config with id {config_id} not found")
 
 
 def _delete(session: Session, project_id: str, config_id: str) -> None:
@@ -94,7 +67,7 @@ async def list_software_configs_route(
 ) -> dict[str, Any]:
     """The project's configs (every project's with `global_tenant=true`, for an admin),
     oldest first, without their config, inputs and outputs."""
-    every = heat_flag("global_tenant", global_tenant)
+    every = global_tenant is not None and heat_bool("global_tenant", global_tenant)
     if every and Role.ADMIN not in caller.roles:
         every = False
     project = None if every else caller.project_id

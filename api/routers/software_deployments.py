@@ -15,7 +15,7 @@ from api.paths import ProjectCaller, ProjectWriter
 from api.schemas.common import ERROR_RESPONSES
 from api.stack_service import new_action_id, send_stack_update
 from api.temporal import TemporalGateway
-from domain.errors import InvalidRequest, NotFound
+from domain.errors import InvalidRequest, PlainNotFound
 from domain.stack.requests import ResourceSignalRequest
 from domain.stack.types.software_config import config_view
 from domain.stack.types.software_deployment import SoftwareDeployment, deployment_view
@@ -68,10 +68,8 @@ class DeploymentUpdate(BaseModel):
     status_reason: Any = None
 
 
-def _not_found(deployment_id: str) -> NotFound:
-    error = NotFound(f"Deployment with id {deployment_id} not found")
-    error.openstack_type = "NotFound"  # Heat's exception.NotFound
-    return error
+def _not_found(deployment_id: str) -> PlainNotFound:
+    return PlainNotFound(f"Deployment with id {deployment_id} not found")
 
 
 def _check_config(session: Session, project_id: str, config_id: str) -> None:

@@ -235,7 +235,8 @@ def _load(raw: Any, nesting: int) -> Template:
     if not isinstance(data, dict):
         raise InvalidRequest("Invalid template: the template must be a mapping")
     version = _version(data.get("heat_template_version"))
-    since_conditions = canonical_version(version) >= CONDITIONS_SINCE
+    date = canonical_version(version)
+    since_conditions = date >= CONDITIONS_SINCE
     for key in data:
         if key not in _TOP_KEYS or (key == "conditions" and not since_conditions):
             raise InvalidRequest(f"The template section is invalid: {key}")
@@ -243,7 +244,6 @@ def _load(raw: Any, nesting: int) -> Template:
     if len(resources) > MAX_RESOURCES:
         raise InvalidRequest(f"resources: more than {MAX_RESOURCES} resources")
     declared = mapping_at(data.get("parameters"), "parameters")
-    date = canonical_version(version)
     resources = hot_calls(resources, date, declared, "resources")
     outputs = hot_calls(mapping_at(data.get("outputs"), "outputs"), date, declared, "outputs")
     conditions = mapping_at(data.get("conditions"), "conditions")

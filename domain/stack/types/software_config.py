@@ -24,6 +24,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import InvalidRequest
+from domain.hot.properties import parse_bool
 from domain.stack.types.heat_schema import heat_type
 
 SOFTWARE_CONFIG: Final = "OS::Heat::SoftwareConfig"
@@ -131,12 +132,12 @@ def _io_entry(entry: dict[str, Any], *, inputs: bool) -> dict[str, Any]:
 
 
 def _flag(entry: Mapping[str, Any], key: str) -> bool:
+    """A boolean of an I/O entry, as Heat's Boolean property reads it."""
     value = entry.get(key, False)
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    raise InvalidRequest(f'Property error: {key}: "{value}" is not a valid boolean')
+    parsed = parse_bool(value)
+    if parsed is None:
+        raise InvalidRequest(f'Property error: {key}: "{value}" is not a valid boolean')
+    return parsed
 
 
 def config_body(

@@ -80,9 +80,11 @@ async def _wait(ctx: NestedContext, name: str, props: dict[str, Any]) -> str:
 
     def settled() -> bool:
         handle = ctx.resource_by_reference(HANDLE, reference)
-        if handle is not None and handle.attributes.get("endpoint") is None:
+        if handle is None:
+            return False  # not made yet (it was checked above): nothing came
+        if handle.attributes.get("endpoint") is None:
             return True  # NO_SIGNAL: nothing will come, nothing to wait for
-        return wait_outcome(received(), count) is not None
+        return wait_outcome(handle.rsrc_metadata, count) is not None
 
     ctx.progress(name, f"waiting for {count} signal(s) to its handle")
     try:
