@@ -112,6 +112,10 @@ class EntityWorkflow(ABC, Generic[StateT, PendingT, AnswerT]):
                 workflow.continue_as_new(self._carry_over())
         await workflow.wait_condition(workflow.all_handlers_finished)
 
+    def _judged(self) -> StateT:
+        """The state a rule judges (an entity may add what its rules need, e.g. the time)."""
+        return self.state
+
     def _checked(self, rule: Callable[[], Any]) -> Any:
         """Run a domain rule; a WardenError becomes the ApplicationError the API maps."""
         try:
@@ -123,7 +127,7 @@ class EntityWorkflow(ABC, Generic[StateT, PendingT, AnswerT]):
         """An update's validator: the operation's rule, unless this is a client retry."""
         if req.action_id is not None and req.action_id in self.recent:
             return  # a retry of an accepted request: the handler answers it again
-        self._checked(lambda: op.rule(self.state, req))
+        self._checked(lambda: op.rule(self._judged(), req))
 
     async def _perform(
         self,
@@ -145,7 +149,7 @@ class EntityWorkflow(ABC, Generic[StateT, PendingT, AnswerT]):
             action_id = req.action_id or (str(workflow.uuid4()) if id_first else None)
             if action_id is not None and action_id in self.recent:
                 return self._answer_again(op, action_id)
-            self._checked(lambda: op.rule(self.state, req))
+            self._checked(lambda: op.rule(self._judged(), req))
             action_id = action_id or str(workflow.uuid4())
             self.recent.add(action_id)
             return await body(action_id)

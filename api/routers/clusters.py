@@ -51,13 +51,11 @@ from api.schemas.clusters import (
     PolicyUpdateBody,
     RecoverBody,
     ReplaceNodesBody,
-    ScaleBody,
 )
 from api.schemas.common import ERROR_RESPONSES
 from api.senlin_lists import ClustersQuery, filter_and_page
 from api.senlin_prefix import requested_version, require_version
 from api.temporal import TemporalGateway
-from domain.cluster.policies.scaling import ScalingPolicyProperties, scaled_count
 from domain.cluster.policies.specs import PolicyType
 from domain.cluster.requests import (
     ClusterOperationRequest,
@@ -386,28 +384,6 @@ async def cluster_action_route(
     return accepted_action(http_request, response, accepted.action_id)
 
 
-def scale_params(record: ClusterRecord, name: str, params: ScaleBody) -> ScaleBody:
-    """A scale action's count: the enabled scaling policy of its event sizes it (and
-    checks a given count against the size limits, as Senlin's `pre_op` does); else the
-    count given, else 1."""
-    event = "CLUSTER_SCALE_OUT" if name == "scale_out" else "CLUSTER_SCALE_IN"
-    for bound in record.policies:
-        if bound.get("type") != PolicyType.SCALING.value or not bound.get("enabled", True):
-            continue
-        props = ScalingPolicyProperties.model_validate(bound.get("properties") or {})
-        if props.event.value != event:
-            continue
-        count = scaled_count(
-            props,
-            given=params.count,
-            current=record.desired_capacity,
-            min_size=record.min_size,
-            max_size=record.max_size,
-        )
-        return params.model_copy(update={"count": count})
-    return params if params.count is not None else params.model_copy(update={"count": 1})
-
-
 async def run_cluster_action(
     temporal: TemporalGateway,
     record: ClusterRecord,
@@ -417,8 +393,6 @@ async def run_cluster_action(
     response: Response,
 ) -> ActionAccepted:
     """One of `_CLUSTER_ACTIONS` with its checked parameters: 202 and `Location`."""
-    if isinstance(params, ScaleBody):
-        params = scale_params(record, name, params)
     given = params.model_dump(exclude_none=True)
     if isinstance(params, RecoverBody):
         params.ensure_recognized()

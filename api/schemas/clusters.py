@@ -107,8 +107,9 @@ def senlin_int(name: str, value: object) -> int:
 
 class ScaleBody(StrictModel):
     """`scale_out {count}` / `scale_in {count}`. No count (openstacksdk sends null) is
-    the attached scaling policy's for that event, else 1 (`api.routers.clusters`).
-    Checked in Senlin's words before the cluster is looked up."""
+    the attached scaling policy's for that event, else 1 (the cluster decides:
+    `domain.cluster.scale_actions`). Checked in Senlin's words before the cluster is
+    looked up."""
 
     count: int | None = Field(None, ge=1, le=MAX_CAPACITY)
 

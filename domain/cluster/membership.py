@@ -20,11 +20,12 @@ from domain.cluster.nodes import NodeState, NodeStatus
 from domain.cluster.policies.deletion import DeletionCriteria, DeletionPolicyProperties
 from domain.cluster.policies.health import FencingType, HealthPolicyProperties, RecoveryAction
 from domain.cluster.policies.specs import PolicyType, ensure_action_fits
+from domain.cluster.scale_actions import SCALE_ACTIONS, decide_scale
 from domain.cluster.scaling import (
     ResizeRequest,
+    check_scale_count,
+    check_size_params,
     plan_resize,
-    plan_scale_in,
-    plan_scale_out,
     validate_capacity,
 )
 from domain.cluster.state import MAX_CAPACITY, ClusterState
@@ -55,11 +56,11 @@ REMOVALS = frozenset(
 
 
 class ScaleParams(BaseModel):
-    """`scale_out {count}` / `scale_in {count}`."""
+    """`scale_out {count}` / `scale_in {count}`; no count: the scaling policy's, else 1."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    count: int = Field(1, ge=1, le=MAX_CAPACITY)
+    count: int | None = None
 
 
 class DelNodesParams(BaseModel):
@@ -106,6 +107,8 @@ class MembershipPlan(BaseModel):
     victim_ids: tuple[str, ...] = ()
     #: Standalone nodes the cluster takes over (add_nodes).
     joining: tuple[str, ...] = ()
+    #: Why the action fails without changing anything (a scale Senlin's action refuses).
+    refusal: str = ""
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -202,14 +205,8 @@ def plan_membership(
     """Sizes after the operation, or InvalidRequest (400) / NotFound with the reason."""
     spec, current = state.spec, len(state.nodes)
     same = {"min_size": spec.min_size, "max_size": spec.max_size}
-    if name == ActionName.CLUSTER_SCALE_OUT:
-        count = _parse(ScaleParams, params).count
-        desired = plan_scale_out(current, count, spec.min_size, spec.max_size)
-        return MembershipPlan(desired_capacity=desired, add=count, **same)
-    if name == ActionName.CLUSTER_SCALE_IN:
-        count = _parse(ScaleParams, params).count
-        desired = plan_scale_in(current, count, spec.min_size, spec.max_size)
-        return MembershipPlan(desired_capacity=desired, remove=min(count, current), **same)
+    if name in SCALE_ACTIONS:
+        return _plan_scale(state, name, _parse(ScaleParams, params).count)
     if name == ActionName.CLUSTER_RESIZE:
         plan = plan_resize(current, spec.min_size, spec.max_size, _parse(ResizeRequest, params))
         return MembershipPlan(
@@ -235,6 +232,29 @@ def plan_membership(
         validate_capacity(desired, spec.min_size, spec.max_size)
         return MembershipPlan(desired_capacity=desired, joining=joining, **same)
     raise InvalidRequest(f"{name} does not change the cluster's membership")
+
+
+def _plan_scale(state: ClusterState, name: ActionName, given: int | None) -> MembershipPlan:
+    """A scale's sizes: the service's 400s first (a zero count, past the per-cluster
+    maximum), then the action's own verdict, which may refuse it (`scale_actions`)."""
+    spec, current = state.spec, len(state.nodes)
+    same = {"min_size": spec.min_size, "max_size": spec.max_size}
+    out = name == ActionName.CLUSTER_SCALE_OUT
+    if given is not None:
+        check_scale_count(given, "scale-out" if out else "scale-in")
+        service_view = state.desired_capacity + given if out else state.desired_capacity - given
+        check_size_params(
+            service_view, None, None, current_min=spec.min_size, current_max=spec.max_size,
+            strict=False,
+        )  # fmt: skip
+    decision = decide_scale(state, name, given)
+    if decision.refusal:
+        return MembershipPlan(
+            desired_capacity=state.desired_capacity, refusal=decision.refusal, **same
+        )
+    if out:
+        return MembershipPlan(desired_capacity=current + decision.nodes, add=decision.nodes, **same)
+    return MembershipPlan(desired_capacity=current - decision.nodes, remove=decision.nodes, **same)
 
 
 def _plan_deletion(state: ClusterState, wanted: list[str]) -> MembershipPlan:

@@ -27,6 +27,7 @@ from domain.cluster.requests import (
     PolicyDetachRequest,
     PolicyUpdateRequest,
 )
+from domain.cluster.scale_actions import SCALE_ACTIONS, ensure_out_of_cooldown
 from domain.cluster.state import LOCK_GUARDED, ClusterState, ClusterStatus
 from domain.cluster.update import plan_update
 from domain.errors import Conflict, InvalidRequest, NotFound
@@ -40,6 +41,8 @@ def ensure_can_run(name: ActionName) -> Callable[[ClusterState, ClusterOperation
         if name == ActionName.CLUSTER_CREATE and state.created:
             raise Conflict(f"Cluster {state.spec.name} already exists.")
         ensure_can_start(state, name)
+        if name in SCALE_ACTIONS and state.now is not None:
+            ensure_out_of_cooldown(state, name, state.now)
         if name in MEMBERSHIP_OPERATIONS:
             plan_membership(state, name, req.params)
         if name == ActionName.CLUSTER_RECOVER:

@@ -1,7 +1,8 @@
 """Cluster size arithmetic with Senlin's semantics and wording (`senlin.common.scaleutils`).
 
-`plan_resize()`, `plan_scale_in()` and `plan_scale_out()` turn a request into the new
-desired capacity and bounds, or raise `InvalidRequest` with the message Senlin gives.
+`plan_resize()` turns a request into the new desired capacity and bounds, or raises
+`InvalidRequest` with the message Senlin gives; `check_size_params()` is Senlin's check
+(a scale's own verdict is in `domain.cluster.scale_actions`).
 """
 
 from __future__ import annotations
@@ -244,23 +245,8 @@ def plan_resize(
     return ResizePlan(desired=target, min_size=new_min, max_size=new_max)
 
 
-def plan_scale_out(current_size: int, count: int, min_size: int, max_size: int) -> int:
-    """Desired capacity after `scale_out {count}`; beyond max_size is a 400."""
-    _check_count(count, "scale-out")
-    desired = current_size + count
-    check_size_params(desired, None, None, current_min=min_size, current_max=max_size, strict=True)
-    return desired
-
-
-def plan_scale_in(current_size: int, count: int, min_size: int, max_size: int) -> int:
-    """Desired capacity after `scale_in {count}`; below min_size is a 400."""
-    _check_count(count, "scale-in")
-    desired = current_size - count
-    check_size_params(desired, None, None, current_min=min_size, current_max=max_size, strict=True)
-    return desired
-
-
-def _check_count(count: int, operation: str) -> None:
+def check_scale_count(count: int, operation: str) -> None:
+    """Senlin's service checks of a scale's given count (400)."""
     if count == 0:
         raise InvalidRequest(f"Count for {operation} request cannot be 0.")
     if not 0 < count <= MAX_CAPACITY:

@@ -102,6 +102,9 @@ class RunningOperation(BaseModel):
     victim_ids: tuple[str, ...] = ()
     #: Parameters the child needs again at run time (e.g. `recover`'s operation).
     params: dict[str, Any] = Field(default_factory=dict)
+    #: Why the action fails without running (a scale its policy or the size limits
+    #: refuse, as Senlin's action does); empty when it runs.
+    refusal: str = ""
 
 
 class AttachedPolicy(BaseModel):
@@ -116,6 +119,8 @@ class AttachedPolicy(BaseModel):
     properties: dict[str, Any] = Field(default_factory=dict)
     #: What attaching it made (Senlin's cluster-policy `data`: a load balancer's ids).
     data: dict[str, Any] = Field(default_factory=dict)
+    #: When a scale it checked last ended (Senlin's `last_op`: a scaling policy's cooldown).
+    last_op: datetime | None = None
 
 
 class ClusterSpec(BaseModel):
@@ -158,3 +163,6 @@ class ClusterState(BaseModel):
     deleted: bool = False
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    #: The workflow's time when a rule judges this state (a scaling policy's cooldown);
+    #: set on a copy for the judgement, never stored.
+    now: datetime | None = Field(None, exclude=True)

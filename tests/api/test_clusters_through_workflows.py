@@ -177,9 +177,6 @@ async def test_operations_the_cluster_rejects_answer_the_documented_errors(
 ) -> None:
     api = running_warden.api
     cluster_id = await hooked_cluster(api, size=1)
-    below = await act(api, cluster_id, {"scale_in": {"count": 2}})
-    assert_error(below, 400, "The target capacity (-1) is less than the cluster's min_size (0).")
-
     scale_in = action_id_of(await act(api, cluster_id, {"scale_in": {"count": 1}}))
     token = await waiting_victim(api, scale_in)
     busy = await act(api, cluster_id, {"scale_out": {"count": 1}})
@@ -300,6 +297,16 @@ async def test_a_scaling_policy_sizes_a_scale_without_a_count(
     out = await act(api, cluster_id, {"scale_out": {"count": None}})
     assert (await action_done(api, action_id_of(out)))["status"] == "SUCCEEDED"
     assert len(await nodes_of(api, cluster_id)) == 4  # to the exact capacity: 3 more
+    # at the exact capacity the policy has nothing to add: Senlin's action fails
+    again = await act(api, cluster_id, {"scale_out": {}})
+    refused = await action_done(api, action_id_of(again))
+    assert (refused["status"], refused["status_reason"]) == (
+        "FAILED",
+        "Policy check failure: Failed policy 'p0': Invalid count (0) for action "
+        "'CLUSTER_SCALE_OUT'.",
+    )
+    shown = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]
+    assert (shown["status"], shown["desired_capacity"]) == ("ACTIVE", 4)
     shrink = await act(api, cluster_id, {"scale_in": {}})
     assert (await action_done(api, action_id_of(shrink)))["status"] == "SUCCEEDED"
     assert len(await nodes_of(api, cluster_id)) == 3  # no scale-in policy: one

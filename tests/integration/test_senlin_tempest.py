@@ -560,6 +560,7 @@ PASSING_FUNCTIONAL: Final = frozenset(
         "test_cluster_basic.TestClusterUpdate.test_cluster_update_profile",
         "test_cluster_membership.TestClusterMembership.test_cluster_node_add_del",
         "test_cluster_membership.TestClusterReplaceNodes.test_cluster_replace_node",
+        "test_cluster_scaling.TestClusterScaleInOut.test_cluster_scale_in_out",
         "test_cluster_scaling.TestClusterResize.test_cluster_resize_basic",
         "test_cluster_scaling.TestClusterResize.test_cluster_resize_constraint_adjusting",
         "test_cluster_scaling.TestClusterResize.test_cluster_resize_constraint_breaking",
@@ -572,6 +573,7 @@ PASSING_FUNCTIONAL: Final = frozenset(
         "test_node_basic.TestNodeUpdate.test_node_update_basic_properties_v1_13",
         "test_node_basic.TestNodeUpdate.test_node_update_profile",
         "test_receiver.TestReceiver.test_webhook",
+        "test_scaling_policy.TestScalingPolicy.test_scaling_policy",
     }
 )
 

@@ -180,13 +180,21 @@ async def test_marked_unhealthy_node_is_first_victim_and_skips_the_wait(harness:
     ]
 
 
-async def test_scale_in_below_min_size_is_rejected_with_senlin_message(harness: Harness) -> None:
-    handle, _ = await harness.create(desired=1, min_size=1)
-    with pytest.raises(WorkflowUpdateFailedError) as failed:
-        await scale_in(harness, handle)
-    cause = failed.value.cause
-    assert isinstance(cause, ApplicationError) and cause.type == "InvalidRequest"
-    assert cause.message == "The target capacity (0) is less than the cluster's min_size (1)."
+async def test_scale_in_below_min_size_fails_the_action_and_leaves_the_cluster(
+    harness: Harness,
+) -> None:
+    """Senlin's action refuses it, not its service: the action FAILED with the reason."""
+    handle, cluster_id = await harness.create(desired=1, min_size=1)
+    action = await harness.action_ends(await scale_in(harness, handle))
+    assert (action.status, action.status_reason) == (
+        "FAILED",
+        "The target capacity (0) is less than the cluster's min_size (1).",
+    )
+    [cluster] = harness.rows(ClusterRecord, id=cluster_id)
+    assert (cluster.status, cluster.desired_capacity) == ("ACTIVE", 1)
+    assert len(harness.rows(NodeRecord, cluster_id=cluster_id)) == 1
+    # the cluster is idle again at once
+    assert (await harness.action_ends(await scale_in(harness, handle))).status == "FAILED"
 
 
 async def test_busy_cluster_rejects_a_second_operation_with_409(harness: Harness) -> None:

@@ -38,6 +38,7 @@ with workflow.unsafe.imports_passed_through():
         PolicyDetachRequest,
         PolicyUpdateRequest,
     )
+    from domain.cluster.scale_actions import SCALE_ACTIONS, after_scale
     from domain.cluster.state import RUNNING_STATUS, AttachedPolicy, ClusterState, RunningOperation
     from domain.cluster.transitions import mark_node
     from domain.cluster.update import UpdatePlan, plan_update
@@ -262,6 +263,8 @@ class ClusterSpine(ClusterHealthLink):
     ) -> RunningOperation:
         """Sizes, new nodes and victims, decided once at accept time (replay-safe)."""
         plan = plan_membership(self.state, op.name, req.params)
+        if plan.refusal:  # fails without running: nothing changes
+            return op.model_copy(update={"refusal": plan.refusal, "params": dict(req.params)})
         victims = choose_victims(self.state, plan, workflow.random())
         nodes = self._new_nodes(plan.add)
         if op.name == ActionName.NODE_CREATE:  # named by the caller, its id chosen by the API
@@ -338,6 +341,9 @@ class ClusterSpine(ClusterHealthLink):
     # ---- execution (the main loop) ----
 
     async def _execute(self, op: RunningOperation) -> None:
+        if op.refusal:
+            await self._refused(op)
+            return
         running = RUNNING_STATUS.get(op.name, self.state.status)
         self.state = self.state.model_copy(
             update={"status": running, "status_reason": f"{op.name} in progress"}
@@ -381,6 +387,8 @@ class ClusterSpine(ClusterHealthLink):
             desired = max(0, self.state.desired_capacity - refused)
             self.state = self.state.model_copy(update={"desired_capacity": desired})
         self.state = transitions.finished(self.state, op.name, ok, reason, nodes)
+        if op.name in SCALE_ACTIONS:
+            self.state = after_scale(self.state, op.name, "", workflow.now())
         if ok and result is not None and result.policy is not None:
             self.state = transitions.rebound(self.state, op.name, result.policy)
         if ok and op.name == ActionName.CLUSTER_UPDATE:
@@ -403,6 +411,27 @@ class ClusterSpine(ClusterHealthLink):
                 ],
             ),
             summary=f"finish {op.name}",
+        )
+        await self._changed()
+
+    async def _refused(self, op: RunningOperation) -> None:
+        """End an action Senlin's checks refuse: FAILED with the reason, the cluster's
+        status and size as they were."""
+        self.state = self.state.model_copy(update={"busy": None})
+        if op.name in SCALE_ACTIONS:
+            self.state = after_scale(self.state, op.name, op.refusal, workflow.now())
+        self.pending = None
+        await record(
+            ChangeSet(
+                clusters=[cluster_snapshot(self.state, workflow.now())],
+                actions=[action_change(self.state, op, ActionStatus.FAILED, reason=op.refusal)],
+                events=[
+                    cluster_event(
+                        self.state, op.name.value, op.refusal, EventLevel.ERROR, op.action_id
+                    )
+                ],
+            ),
+            summary=f"refuse {op.name}",
         )
         await self._changed()
 
@@ -465,6 +494,9 @@ class ClusterSpine(ClusterHealthLink):
 
     def _deleted(self) -> bool:
         return self.state.deleted
+
+    def _judged(self) -> ClusterState:
+        return self.state.model_copy(update={"now": workflow.now()})
 
     def _carry_over(self) -> ClusterInput:
         return ClusterInput(

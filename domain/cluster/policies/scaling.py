@@ -5,7 +5,8 @@ Upstream Senlin (`senlin/policies/scaling_policy.py`): a policy serves one `even
 gets the policy's: `number` itself (CHANGE_IN_CAPACITY), the distance from the current
 size to `number` (EXACT_CAPACITY), or `number` percent of the current size, at least
 `min_step` (CHANGE_IN_PERCENTAGE). A count that would break the cluster's size limits
-fails the action, unless `best_effort`, which takes as many as the limits allow.
+fails the action, unless `best_effort`, which takes as many as the limits allow. After
+a scale of its event, the policy refuses another (409) until `cooldown` seconds pass.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from enum import StrEnum
 from pydantic import Field
 
 from domain.cluster.policies.base import MAX_SECONDS, SpecModel
+from domain.cluster.scaling import check_size_params
+from domain.cluster.state import MAX_CAPACITY
 from domain.errors import InvalidRequest
 
 
@@ -67,7 +70,7 @@ def adjustment_count(props: ScalingPolicyProperties, current: int) -> int:
     return abs(int(count))
 
 
-def scaled_count(
+def policy_count(
     props: ScalingPolicyProperties,
     *,
     given: int | None,
@@ -75,31 +78,28 @@ def scaled_count(
     min_size: int,
     max_size: int,
 ) -> int:
-    """The count a scale action of the policy's event runs with.
+    """The count a scale action of the policy's event runs with (Senlin's `pre_op`).
 
-    `given` (the action's own count) wins over the policy's; a count the size limits
-    refuse is cut to what they allow when `best_effort`, and refused otherwise, in
-    Senlin's words. `max_size` -1 is no limit.
+    `given` (the action's own count) wins over the policy's. With `best_effort` the
+    count is cut to what the size limits allow (possibly 0: nothing to do), and only
+    the per-cluster maximum is checked; without it the new size must keep inside the
+    cluster's limits. `max_size` -1 is no limit. Raises `InvalidRequest` with Senlin's
+    reason, which fails the action (the caller adds the policy's name).
     """
     count = given if given is not None else adjustment_count(props, current)
     if count <= 0:
         raise InvalidRequest(f"Invalid count ({count}) for action '{props.event}'.")
+    limit = MAX_CAPACITY if max_size == -1 else max_size
+    best_effort = props.adjustment.best_effort
     if props.event is ScalingEvent.SCALE_IN:
-        room = current - min_size
-        if count > room:
-            if not props.adjustment.best_effort or room <= 0:
-                raise InvalidRequest(
-                    f"The target capacity ({current - count}) is less than the cluster's "
-                    f"min_size ({min_size})."
-                )
-            count = room
+        if best_effort:
+            count = max(0, min(count, current - min_size))
+        target = current - count
     else:
-        room = current + count if max_size == -1 else max_size - current
-        if max_size != -1 and count > room:
-            if not props.adjustment.best_effort or room <= 0:
-                raise InvalidRequest(
-                    f"The target capacity ({current + count}) is greater than the "
-                    f"cluster's max_size ({max_size})."
-                )
-            count = room
+        if best_effort:
+            count = max(0, min(count, limit - current))
+        target = current + count
+    check_size_params(
+        target, None, None, current_min=min_size, current_max=max_size, strict=not best_effort
+    )
     return count

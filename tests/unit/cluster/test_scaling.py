@@ -15,10 +15,9 @@ from domain.cluster.scaling import (
     ResizePlan,
     ResizeRequest,
     calculate_desired,
+    check_scale_count,
     check_size_params,
     plan_resize,
-    plan_scale_in,
-    plan_scale_out,
     truncate_desired,
 )
 from domain.cluster.state import MAX_CAPACITY
@@ -351,44 +350,13 @@ def test_non_strict_resize_always_lands_inside_the_bounds(
     assert unbounded or plan.desired <= max_size
 
 
-# --- scale_in / scale_out ---------------------------------------------------------------
-
-
-def test_scale_out_adds_count() -> None:
-    assert plan_scale_out(3, 2, 1, 5) == 5
-
-
-def test_scale_out_beyond_max_size_is_rejected_with_senlin_message() -> None:
-    with pytest.raises(
-        InvalidRequest,
-        match=r"^The target capacity \(6\) is greater than the cluster's max_size \(5\)\.$",
-    ):
-        plan_scale_out(5, 1, 1, 5)
-
-
-def test_scale_out_of_unbounded_cluster_is_accepted() -> None:
-    assert plan_scale_out(100, 10, 0, -1) == 110
-
-
-def test_scale_in_removes_count() -> None:
-    assert plan_scale_in(3, 2, 1, 5) == 1
-
-
-def test_scale_in_below_min_size_is_rejected_with_senlin_message() -> None:
-    with pytest.raises(
-        InvalidRequest,
-        match=r"^The target capacity \(0\) is less than the cluster's min_size \(1\)\.$",
-    ):
-        plan_scale_in(1, 1, 1, 5)
-
-
-@pytest.mark.parametrize("plan", [plan_scale_in, plan_scale_out])
-def test_scaling_by_zero_is_rejected(plan: object) -> None:
-    with pytest.raises(InvalidRequest, match=r"^Count for scale-(in|out) request cannot be 0\.$"):
-        plan(3, 0, 0, 5)  # type: ignore[operator]
-
-
 @pytest.mark.parametrize("count", [-1, MAX_CAPACITY + 1])
 def test_scaling_count_out_of_bounds_names_count(count: int) -> None:
     with pytest.raises(InvalidRequest, match=r"^count: must be between 1 and"):
-        plan_scale_out(3, count, 0, -1)
+        check_scale_count(count, "scale-out")
+
+
+@pytest.mark.parametrize("operation", ["scale-in", "scale-out"])
+def test_scaling_by_zero_is_rejected(operation: str) -> None:
+    with pytest.raises(InvalidRequest, match=r"^Count for scale-(in|out) request cannot be 0\.$"):
+        check_scale_count(0, operation)

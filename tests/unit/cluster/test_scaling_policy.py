@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cluster.policies.scaling import ScalingPolicyProperties, adjustment_count, scaled_count
+from domain.cluster.policies.scaling import ScalingPolicyProperties, adjustment_count, policy_count
 from domain.cluster.policies.specs import PolicyType, parse_policy_spec
 from domain.errors import InvalidRequest
 
@@ -66,9 +66,15 @@ def test_a_given_count_wins_and_the_limits_are_kept_or_cut_to_with_best_effort()
     grow = policy("CLUSTER_SCALE_OUT", "CHANGE_IN_CAPACITY", 3, best_effort=True)
     limits = {"current": 3, "min_size": 1, "max_size": 4}
 
-    assert scaled_count(strict, given=1, **limits) == 1
+    assert policy_count(strict, given=1, **limits) == 1
     with pytest.raises(InvalidRequest, match=r"target capacity \(0\) is less than .* \(1\)"):
-        scaled_count(strict, given=None, **limits)
-    assert scaled_count(lenient, given=None, **limits) == 2
-    assert scaled_count(grow, given=None, **limits) == 1
-    assert scaled_count(grow, given=None, current=3, min_size=0, max_size=-1) == 3
+        policy_count(strict, given=None, **limits)
+    assert policy_count(lenient, given=None, **limits) == 2
+    assert policy_count(grow, given=None, **limits) == 1
+    assert policy_count(grow, given=None, current=3, min_size=0, max_size=-1) == 3
+    # best effort at a limit: nothing to do (Senlin's pre_op passes a count of 0)
+    assert policy_count(grow, given=None, current=4, min_size=1, max_size=4) == 0
+    with pytest.raises(
+        InvalidRequest, match=r"^Invalid count \(0\) for action 'CLUSTER_SCALE_IN'\.$"
+    ):
+        policy_count(policy("CLUSTER_SCALE_IN", "EXACT_CAPACITY", 3), given=None, **limits)
