@@ -70,3 +70,14 @@ async def test_a_cooldown_refuses_the_next_scale_until_it_has_passed(own_harness
     again = await harness.update(handle, "scale_out", ClusterOperationRequest(params={}))
     assert (await harness.action_ends(again.action_id)).status == "SUCCEEDED"
     assert len(harness.rows(NodeRecord, cluster_id=cluster_id)) == 2
+
+
+async def test_best_effort_at_the_limit_succeeds_without_a_change(harness: Harness) -> None:
+    handle, cluster_id = await harness.create(desired=2, max_size=2)
+    policy = scaling_policy("CLUSTER_SCALE_OUT", number=1, best_effort=True)
+    await harness.update(handle, "policy_attach", policy)
+    out = await harness.update(handle, "scale_out", ClusterOperationRequest(params={}))
+    assert (await harness.action_ends(out.action_id)).status == "SUCCEEDED"
+    [cluster] = harness.rows(ClusterRecord, id=cluster_id)
+    assert (cluster.status, cluster.desired_capacity) == ("ACTIVE", 2)
+    assert len(harness.rows(NodeRecord, cluster_id=cluster_id)) == 2
