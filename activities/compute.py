@@ -139,6 +139,26 @@ class ComputeActivities:
             raise ServerNotReady(f"Server {physical_id} is {status}")
         return server_info(server, status, await self._device_ports(physical_id))
 
+    @activity.defn(name="wait_server_resized")
+    async def wait_server_resized(self, physical_id: str) -> None:
+        """Return once a resize waits to be confirmed (VERIFY_RESIZE), or has been (a
+        cloud that confirms by itself); retried by Temporal while it runs."""
+        try:
+            server = await self._compute.get_server(physical_id)
+        except WardenError as err:
+            raise application_error(err) from err
+        status = server.status.upper()
+        if status == "VERIFY_RESIZE" or (status in ("ACTIVE", "SHUTOFF") and not server.task_state):
+            return
+        if status in ("ERROR", "DELETED"):
+            fault = f": {server.fault}" if server.fault else ""
+            raise ApplicationError(
+                f"Resize of server {physical_id} failed: it went to {status}{fault}",
+                type="BackendError",
+                non_retryable=True,
+            )
+        raise ServerNotReady(f"Server {physical_id} is {status}")
+
     @activity.defn(name="delete_server")
     async def delete_server(self, physical_id: str) -> None:
         """Delete a server (and the ports and floating IPs Warden made for it); one that

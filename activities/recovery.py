@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.cloud.collections import CollectionClient
+from activities.cloud.collections import CollectionClient, collection
 from activities.cloud.compute import ComputeClient, Server
 from activities.errors import application_error
 from activities.server_boot import IdCache, find_id
@@ -36,13 +36,20 @@ from domain.cluster.recovery import (
     in_transition,
 )
 from domain.errors import BackendConflict, BackendNotFound, WardenError
-from domain.servers import LockServerRequest
+from domain.servers import (
+    LockServerRequest,
+    ResizeRequest,
+    ServerPasswordRequest,
+    ServerTagsRequest,
+)
 
 #: Fencing polls the server with this backoff (seconds).
 FIRST_POLL_S = 0.25
 MAX_POLL_S = 2.0
 
 Done = Callable[[Server], bool]
+#: Statuses of a server whose resize is under way or waiting to be confirmed.
+_RESIZING = frozenset({"RESIZE", "VERIFY_RESIZE"})
 
 
 def _busy(server: Server) -> bool:
@@ -115,6 +122,57 @@ class RecoveryActivities:
             lambda s: s.status.upper() == "REBUILD",
         )
         activity.logger.info("Rebuild of server %s requested", pid)
+
+    @activity.defn(name="resize_server")
+    async def resize_server(self, request: ResizeRequest) -> bool:
+        """Ask Nova to resize the server to `request.flavor` (a name or an id).
+
+        True when a resize is under way or waiting to be confirmed (a retry finds its
+        own), False when the server is on that flavor already (nothing to confirm)."""
+        pid = request.physical_id
+        try:
+            flavor = await self._objects.find(collection("flavor"), request.flavor)
+        except WardenError as err:
+            raise application_error(err) from err
+        server = await self._get(pid)
+        if server.status.upper() in _RESIZING:
+            return True
+        if server.flavor in (flavor.get("name"), flavor.get("id")):
+            return False
+        await self._act(
+            pid,
+            self._compute.resize(pid, str(flavor["id"])),
+            lambda s: s.status.upper() in _RESIZING,
+        )
+        activity.logger.info("Resize of server %s to %s requested", pid, flavor.get("name"))
+        return True
+
+    @activity.defn(name="confirm_server_resize")
+    async def confirm_server_resize(self, physical_id: str) -> None:
+        """Confirm a resize waiting in VERIFY_RESIZE; one confirmed already is fine."""
+        await self._act(
+            physical_id,
+            self._compute.confirm_resize(physical_id),
+            lambda s: s.status.upper() in ("ACTIVE", "SHUTOFF") and s.vm_state != "resized",
+        )
+
+    @activity.defn(name="change_server_password")
+    async def change_server_password(self, request: ServerPasswordRequest) -> None:
+        """Set the server's administrator password (setting it twice is harmless)."""
+        await self._act(
+            request.physical_id,
+            self._compute.change_password(request.physical_id, request.admin_pass),
+            lambda s: False,
+        )
+
+    @activity.defn(name="set_server_tags")
+    async def set_server_tags(self, request: ServerTagsRequest) -> None:
+        """Replace the server's tags (idempotent: the same tags again change nothing)."""
+        await self._act(
+            request.physical_id,
+            self._compute.set_tags(request.physical_id, list(request.tags)),
+            lambda s: False,
+        )
 
     @activity.defn(name="start_server")
     async def start_server(self, physical_id: str) -> None:

@@ -107,3 +107,30 @@ class LockServerRequest(BaseModel):
 
     physical_id: str = Field(min_length=1, max_length=255)
     reason: str | None = Field(None, max_length=255)
+
+
+class ResizeRequest(BaseModel):
+    """Move a server to another flavor (a name or an id), in place: Nova's resize."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    physical_id: str = Field(min_length=1, max_length=255)
+    flavor: str = Field(min_length=1, max_length=255)
+
+
+class ServerPasswordRequest(BaseModel):
+    """Set a server's administrator password (Nova's `changePassword`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    physical_id: str = Field(min_length=1, max_length=255)
+    admin_pass: str
+
+
+class ServerTagsRequest(BaseModel):
+    """Replace a server's tags (Nova 2.26's `PUT /servers/{id}/tags`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    physical_id: str = Field(min_length=1, max_length=255)
+    tags: tuple[str, ...] = ()

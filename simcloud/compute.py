@@ -32,6 +32,7 @@ from simcloud.listing import select
 from simcloud.network.devices import addresses_of_device, release_device_ports
 from simcloud.notifications import notifier_of
 from simcloud.ports import plug_server
+from simcloud.server_resize import RESIZE_ACTIONS, resize_action
 from simcloud.servers import (
     check_action,
     live,
@@ -191,6 +192,7 @@ async def create_server(request: Request, _: AuthToken) -> Response:
     devices = _check_boot(state, body)
     check_create(state, str(body.flavorRef))
     record = new_server(state, body.name, body.imageRef, str(body.flavorRef), body.metadata)
+    record.tags = list(body.tags)
     schedule(state, record)
     record.static |= {
         "key_name": body.key_name,
@@ -200,7 +202,6 @@ async def create_server(request: Request, _: AuthToken) -> Response:
             {"name": _group_name(state, g["name"])} for g in body.security_groups or ()
         ]
         or [{"name": "default"}],
-        "tags": list(body.tags),
         "description": body.description,
         # Nova shows it (base64, as sent) from microversion 2.3 on, to admins.
         "OS-EXT-SRV-ATTR:user_data": body.user_data,
@@ -295,6 +296,8 @@ async def server_action(request: Request, server_id: str, _: AuthToken) -> Respo
     record = live(state, server_id)
     if record.vm_state == "deleted":
         raise SimError(409, f"Cannot '{action}' instance {server_id} while it is being deleted")
+    if action in RESIZE_ACTIONS:
+        return resize_action(request, state, record, action, args)
     return _dispatch(request, state, record, action, args)
 
 

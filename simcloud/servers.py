@@ -19,6 +19,7 @@ STATUS = {
     "paused": "PAUSED",
     "error": "ERROR",
     "deleted": "DELETED",
+    "resized": "VERIFY_RESIZE",
 }
 #: vm_state → nova.compute.power_state (RUNNING 1, PAUSED 3, SHUTDOWN 4, NOSTATE 0).
 POWER_STATE = {"active": 1, "paused": 3, "stopped": 4}
@@ -53,6 +54,17 @@ RULES: dict[str, tuple[frozenset[str], str, str | None, str | None, str | None]]
     ),
     "pause": (frozenset({"active"}), "pausing", None, "paused", "compute.instance.pause.end"),
     "unpause": (frozenset({"paused"}), "unpausing", None, "active", None),
+    "resize": (
+        frozenset({"active", "stopped"}),
+        "resize_prep",
+        "RESIZE",
+        "resized",
+        "compute.instance.finish_resize.end",
+    ),
+    "revertResize": (frozenset({"resized"}), "resize_reverting", "REVERT_RESIZE", None, None),
+    # Done at once (no task_state): Nova's confirm and password change.
+    "confirmResize": (frozenset({"resized"}), "", None, None, None),
+    "changePassword": (frozenset({"active"}), "", None, None, None),
 }
 
 
@@ -127,7 +139,6 @@ def new_server(
         "OS-DCF:diskConfig": "MANUAL",
         "security_groups": [{"name": "default"}],
         "os-extended-volumes:volumes_attached": [],
-        "tags": [],
     }
     state.add_server(record)
     return record
@@ -164,7 +175,9 @@ def start_action(state: SimState, record: ServerRecord, action: str) -> Task:
     _, task_state, shown, after, event = RULES[action]
     cure = CURED_BY_ACTION.get(action.split("_", maxsplit=1)[0])
     fault = record.fault
-    if after is None:  # rebuild keeps a stopped server stopped, like Nova
+    if action == "revertResize":
+        after = record.before_resize
+    elif after is None:  # rebuild keeps a stopped server stopped, like Nova
         after = "stopped" if record.vm_state == "stopped" else "active"
     if fault is not None and cure is not None and cure in fault.cured_by:
         record.fault = None
@@ -213,6 +226,7 @@ def to_json(record: ServerRecord, base: str) -> dict[str, Any]:
     body["locked"] = record.locked
     body["locked_reason"] = record.locked_reason
     body["metadata"] = record.metadata
+    body["tags"] = list(record.tags)
     if record.addresses is not None:
         body["addresses"] = record.addresses()
     body["progress"] = 100 if record.vm_state == "active" and task is None else 0
@@ -260,6 +274,8 @@ def to_json_text(record: ServerRecord, base: str) -> str:
         record.locked,
         record.locked_reason,
         record.image_ref,
+        record.flavor_ref,
+        tuple(record.tags),
         record.updated_at,
         record.launched_at,
         record.fault_message,

@@ -80,6 +80,14 @@ class ServerRecord:
     launched_at: float | None = None
     #: Nova's `fault.message` while the server is in ERROR.
     fault_message: str = "Simulated fault"
+    #: The flavor (id, embedded) before a resize, kept until it is confirmed or reverted.
+    old_flavor: tuple[str, Flavor | None] | None = None
+    #: The vm_state a confirmed or reverted resize goes back to (active or stopped).
+    before_resize: str = "active"
+    #: The last password set by `changePassword` (Nova keeps it in the guest only).
+    admin_pass: str | None = None
+    #: The server's tags (Nova 2.26).
+    tags: list[str] = field(default_factory=list)
     #: JSON members that never change, built once (cheap `detail` lists).
     static: dict[str, Any] = field(default_factory=dict)
     #: Nova's `addresses` as its ports have them now (None: the static private address).

@@ -286,6 +286,25 @@ class ComputeClient:
         """Unlock a server."""
         await self._action(server_id, {"unlock": None})
 
+    async def resize(self, server_id: str, flavor_id: str) -> None:
+        """Ask Nova to move the server to another flavor (it waits in VERIFY_RESIZE)."""
+        await self._action(server_id, {"resize": {"flavorRef": flavor_id}})
+
+    async def confirm_resize(self, server_id: str) -> None:
+        """Confirm a resize waiting in VERIFY_RESIZE (Nova answers 204)."""
+        await self._action(server_id, {"confirmResize": None})
+
+    async def change_password(self, server_id: str, admin_pass: str) -> None:
+        """Set the administrator password (`changePassword`)."""
+        await self._action(server_id, {"changePassword": {"adminPass": admin_pass}})
+
+    async def set_tags(self, server_id: str, tags: list[str]) -> None:
+        """Replace the server's tags (2.26); none removes them all."""
+        if tags:
+            await self._call("PUT", _path(server_id, "/tags"), json={"tags": tags})
+        else:
+            await self._call("DELETE", _path(server_id, "/tags"))
+
     async def interfaces(self, server_id: str) -> list[dict[str, Any]]:
         """The server's `interfaceAttachments` (`os-interface`)."""
         response = await self._call("GET", _path(server_id, "/os-interface"))

@@ -355,3 +355,31 @@ async def test_a_network_entry_swapped_for_its_own_port_keeps_the_server_and_por
         )
 
     assert await eventually(deleted, timeout=30, what="the stack deleted") == "gone"
+
+
+def _server(**props: Any) -> dict[str, Any]:
+    server = {"type": "OS::Nova::Server", "properties": {"image": "cirros", **props}}
+    return hot({"server": server})
+
+
+async def test_a_new_flavor_password_or_tags_change_the_same_server_as_heat_does(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    url = await create(api, "resized", _server(flavor="m1.tiny", tags=["web"]))
+    server_id = (await resource(api, url, "server"))["physical_resource_id"]
+
+    changed = _server(flavor="m1.small", admin_pass="s3cret", tags=["web", "blue"])
+    resized = await update(api, url, changed)
+    assert resized["stack_status"] == "UPDATE_COMPLETE", resized["stack_status_reason"]
+    assert (await resource(api, url, "server"))["physical_resource_id"] == server_id
+    shown = await objects.show(collection("server"), server_id)
+    assert (shown["status"], shown["flavor"]["original_name"]) == ("ACTIVE", "m1.small")
+    assert shown["tags"] == ["web", "blue"]
+
+    # `flavor_update_policy: REPLACE` asks for a new server instead, as in Heat.
+    replaced = await update(
+        api, url, _server(flavor="m1.tiny", flavor_update_policy="REPLACE", tags=["web", "blue"])
+    )
+    assert replaced["stack_status"] == "UPDATE_COMPLETE", replaced["stack_status_reason"]
+    assert (await resource(api, url, "server"))["physical_resource_id"] != server_id

@@ -3,7 +3,9 @@
 Networks, keypair, user data, security groups, availability zone, scheduler hints,
 block devices, config drive and admin password reach Nova as Heat sends them (names
 looked up by the activity). A new image is a rebuild (`image_update_policy`
-REBUILD, Heat's default); see `REPLACED_ON` for what Warden replaces the server for.
+REBUILD, Heat's default), a new flavor a resize, confirmed once Nova has it
+(`flavor_update_policy` RESIZE, Heat's default); see `REPLACED_ON` for what Warden
+replaces the server for.
 """
 
 from __future__ import annotations
@@ -19,17 +21,20 @@ from domain.stack.types.software_config import is_uuid_like
 
 NAME: Final = "OS::Nova::Server"
 
-#: Properties Heat updates in place that Warden replaces the server for: a resize, a
-#: password or tag change in place are not implemented yet (Heat: RESIZE,
-#: changePassword, PUT tags).
-REPLACED_ON: Final = frozenset({"flavor", "admin_pass", "tags", "deployment_swift_data"})
-#: Renamed, given new metadata and new interfaces in place, as Heat does (`PUT
-#: /servers/{id}`, `PUT /servers/{id}/metadata`, `os-interface` attach and detach), since
-#: these workflow patches; replaced before them.
+#: Properties Heat updates in place that Warden replaces the server for (Heat rewrites
+#: the Swift object its agent polls; Warden keeps no such object).
+REPLACED_ON: Final = frozenset({"deployment_swift_data"})
+#: Renamed, given new metadata, new interfaces, a new flavor, password or tags in place,
+#: as Heat does (`PUT /servers/{id}`, `PUT /servers/{id}/metadata`, `os-interface`
+#: attach and detach, `resize` + `confirmResize`, `changePassword`, `PUT
+#: /servers/{id}/tags`), since these workflow patches; replaced before them.
 IN_PLACE_SINCE: Final = {
     "name": "server-rename-in-place",
     "metadata": "server-metadata-in-place",
     "networks": "server-networks-in-place",
+    "flavor": "server-resize-in-place",
+    "admin_pass": "server-password-in-place",
+    "tags": "server-tags-in-place",
 }
 #: `networks` changes in place only between NICs of a port, network, subnet or address
 #: (`domain/server_networks.py`); a floating IP, port extras or a tag still replace it.
@@ -43,6 +48,7 @@ TYPE: Final = heat_type(
     can_lock=True,
     replace_policies={
         "image": ("image_update_policy", ("REPLACE",)),
+        "flavor": ("flavor_update_policy", ("REPLACE",)),
         "user_data": ("user_data_update_policy", ("REPLACE", "REBUILD")),
     },
 )

@@ -105,7 +105,8 @@ def test_image_update_policy_replace_makes_a_new_image_a_replacement() -> None:
     assert not servers.updatable_with("image", {"image_update_policy": "REPLACE"})
     assert not servers.updatable_with("user_data", {"user_data_update_policy": "REPLACE"})
     assert servers.updatable_with("user_data", {"user_data_update_policy": "IGNORE"})
-    assert not servers.updatable("flavor")  # Heat resizes; Warden replaces (documented)
+    assert servers.updatable_with("flavor", {"flavor_update_policy": "RESIZE"})
+    assert not servers.updatable_with("flavor", {"flavor_update_policy": "REPLACE"})
 
 
 def test_a_port_body_looks_up_its_network_subnets_and_groups() -> None:

@@ -144,9 +144,9 @@ def test_plan_updates_in_place_when_every_changed_property_allows_it() -> None:
 
 
 def test_plan_replaces_when_a_changed_property_cannot_be_updated() -> None:
-    new = hot({"db": server(image="fedora", flavor="m1.large")})
+    new = hot({"db": server(image="fedora", key_name="ops")})
     change = plan(hot({"db": server()}), new).changes["db"]
-    assert (change.kind, change.reason) == (REPLACE, "flavor changed")
+    assert (change.kind, change.reason) == (REPLACE, "key_name changed")
 
 
 def test_plan_replaces_random_string_on_any_change() -> None:
@@ -170,15 +170,15 @@ def test_plan_updates_open_properties_of_none_in_place() -> None:
 
 def test_plan_sees_parameter_changes_through_get_param() -> None:
     template = hot(
-        {"db": server(flavor={"get_param": "flavor"}, image={"get_param": "image"})},
-        {"flavor": {"type": "string", "default": "m1.small"}, "image": {"type": "string"}},
+        {"db": server(key_name={"get_param": "key"}, image={"get_param": "image"})},
+        {"key": {"type": "string", "default": "ops"}, "image": {"type": "string"}},
     )
     same = plan(template, template, old_params={"image": "a"}, new_params={"image": "a"})
     assert kinds(same) == {"db": KEEP}
     rebuilt = plan(template, template, old_params={"image": "a"}, new_params={"image": "b"})
     assert kinds(rebuilt) == {"db": UPDATE}
     resized = plan(
-        template, template, old_params={"image": "a"}, new_params={"image": "a", "flavor": "big"}
+        template, template, old_params={"image": "a"}, new_params={"image": "a", "key": "dev"}
     )
     assert kinds(resized) == {"db": REPLACE}
 
@@ -231,10 +231,10 @@ def test_deletion_order_deletes_dependents_first() -> None:
 def test_plan_replaces_a_failed_link_and_everything_that_reads_it(
     size: int, data: st.DataObject
 ) -> None:
-    # A chain of servers s0 <- s1 <- ..., each one's flavor (not updatable) read from the
+    # A chain of servers s0 <- s1 <- ..., each one's key_name (not updatable) read from the
     # previous one's name, and a TestResource at the end whose value (updatable) reads it.
     resources = {
-        f"s{i}": server(flavor={"get_attr": [f"s{i - 1}", "name"]} if i else "m1")
+        f"s{i}": server(key_name={"get_attr": [f"s{i - 1}", "name"]} if i else "k")
         for i in range(size)
     }
     chain = hot({**resources, "end": heat_test(value={"get_attr": [f"s{size - 1}", "name"]})})

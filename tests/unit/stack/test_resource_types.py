@@ -79,7 +79,8 @@ def test_update_replace_replaces_only_types_that_honour_it_when_planning() -> No
 def test_in_place_update_needs_every_changed_property_updatable() -> None:
     servers = resource_type(SERVER)
     assert servers.updatable_in_place({"image": "a", "flavor": "f"}, {"image": "b", "flavor": "f"})
-    assert not servers.updatable_in_place({"flavor": "small"}, {"flavor": "large"})
+    assert servers.updatable_in_place({"flavor": "small"}, {"flavor": "large"})  # a resize
+    assert not servers.updatable_in_place({"key_name": "a"}, {"key_name": "b"})
     tests = resource_type(TEST_RESOURCE)
     assert not tests.updatable_in_place({"value": "a"}, {"value": "a", "update_replace": True})
 

@@ -24,9 +24,12 @@ with workflow.unsafe.imports_passed_through():
         REQUEST_ID_KEY,
         LockServerRequest,
         NetworkRequest,
+        ResizeRequest,
         ServerInfo,
         ServerNetworksUpdate,
+        ServerPasswordRequest,
         ServerRequest,
+        ServerTagsRequest,
     )
     from domain.stack.state import LockLevel, ResourceState, StackLock
     from domain.stack.types.server import (
@@ -73,6 +76,16 @@ async def _wait_active(physical_id: str) -> ServerInfo:
     return info
 
 
+async def _resize(physical_id: str, flavor: str) -> None:
+    """Heat's RESIZE: resize, wait for VERIFY_RESIZE, confirm."""
+    request = ResizeRequest(physical_id=physical_id, flavor=flavor)
+    if await call_activity(RecoveryActivities.resize_server, request):
+        await call_activity(
+            ComputeActivities.wait_server_resized, physical_id, timeout_s=30, poll=True
+        )
+        await call_activity(RecoveryActivities.confirm_server_resize, physical_id)
+
+
 class ServerHandler(ResourceHandler):
     """A Nova server."""
 
@@ -103,18 +116,31 @@ class ServerHandler(ResourceHandler):
     async def update(
         self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
     ) -> Applied:
-        """A new image rebuilds the server; a new name or metadata is set in place, as
-        Heat does; the other updatable changes need no call."""
+        """What changed, in Heat's order: tags, a resize (confirmed once Nova has it), a
+        rebuild for a new image or else a new password, a new name or metadata, then
+        the interfaces; other updatable changes need no call."""
         pid = current.physical_id
         if not pid:
             return unchanged(current)
+        before = current.resolved
         calls = _in_place_calls(ctx, current, props)
         networks = _networks_update(current, props)
-        if needs_rebuild(current.resolved, props):
-            rebuild = RebuildRequest(physical_id=pid, image=str(props["image"]))
-            await call_activity(RecoveryActivities.rebuild_server, rebuild)
-        elif not calls and networks is None:
+        changed = [k for k in ("tags", "flavor", "admin_pass") if before.get(k) != props.get(k)]
+        rebuild = needs_rebuild(before, props)
+        if not (calls or networks or changed or rebuild):
             return unchanged(current)
+        if "tags" in changed:
+            tags = tuple(str(t) for t in props.get("tags") or ())
+            retagged = ServerTagsRequest(physical_id=pid, tags=tags)
+            await call_activity(RecoveryActivities.set_server_tags, retagged)
+        if "flavor" in changed:
+            await _resize(pid, str(props["flavor"]))
+        if rebuild:
+            request = RebuildRequest(physical_id=pid, image=str(props["image"]))
+            await call_activity(RecoveryActivities.rebuild_server, request)
+        elif "admin_pass" in changed and props.get("admin_pass"):
+            password = ServerPasswordRequest(physical_id=pid, admin_pass=props["admin_pass"])
+            await call_activity(RecoveryActivities.change_server_password, password)
         for call in calls:
             await call_activity(CloudObjectActivities.act_on_cloud_object, call)
         if networks is not None:
