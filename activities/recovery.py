@@ -37,8 +37,10 @@ from domain.cluster.recovery import (
 )
 from domain.errors import BackendConflict, BackendNotFound, WardenError
 from domain.servers import (
+    WARDEN_KEY_PREFIX,
     LockServerRequest,
     ResizeRequest,
+    ServerMetadataRequest,
     ServerPasswordRequest,
     ServerTagsRequest,
 )
@@ -164,6 +166,16 @@ class RecoveryActivities:
             self._compute.change_password(request.physical_id, request.admin_pass),
             lambda s: False,
         )
+
+    @activity.defn(name="update_server_metadata")
+    async def update_server_metadata(self, request: ServerMetadataRequest) -> None:
+        """Replace the server's metadata with `request.metadata`; Warden's own keys
+        (cluster, node, request id) stay, so the server is still traced to its node."""
+        pid = request.physical_id
+        server = await self._get(pid)
+        kept = {k: v for k, v in server.metadata.items() if k.startswith(WARDEN_KEY_PREFIX)}
+        call = self._compute.set_metadata(pid, request.metadata | kept)
+        await self._act(pid, call, lambda s: False)
 
     @activity.defn(name="set_server_tags")
     async def set_server_tags(self, request: ServerTagsRequest) -> None:

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: What every metadata key Warden sets on a server starts with.
+WARDEN_KEY_PREFIX = "warden_"
 #: Server metadata naming the cluster and the node a server was made for: every
 #: server of a node (a replaced one the cloud refused to delete, a duplicate of a create
 #: whose answer came too late) is found by it when the node is deleted.
@@ -134,3 +136,12 @@ class ServerTagsRequest(BaseModel):
 
     physical_id: str = Field(min_length=1, max_length=255)
     tags: tuple[str, ...] = ()
+
+
+class ServerMetadataRequest(BaseModel):
+    """Replace a server's metadata, keeping Warden's own keys (`warden_*`) as they are."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    physical_id: str = Field(min_length=1, max_length=255)
+    metadata: dict[str, str] = Field(default_factory=dict)

@@ -120,6 +120,7 @@ async def serving_activities(
             recovery.confirm_server_resize,
             recovery.change_server_password,
             recovery.set_server_tags,
+            recovery.update_server_metadata,
             recovery.start_server,
             recovery.stop_server,
             recovery.unpause_server,

@@ -298,6 +298,10 @@ class ComputeClient:
         """Set the administrator password (`changePassword`)."""
         await self._action(server_id, {"changePassword": {"adminPass": admin_pass}})
 
+    async def set_metadata(self, server_id: str, metadata: dict[str, str]) -> None:
+        """Replace every metadata item of the server."""
+        await self._call("PUT", _path(server_id, "/metadata"), json={"metadata": metadata})
+
     async def set_tags(self, server_id: str, tags: list[str]) -> None:
         """Replace the server's tags (2.26); none removes them all."""
         if tags:

@@ -121,6 +121,8 @@ def nova(layout: Layout) -> list[Path]:
         # No agent plugs anything: the ML2 add-on marks ports ACTIVE when it binds.
         "vif_plugging_is_fatal": False,
         "vif_plugging_timeout": 0,
+        # One compute host: a resize stays on it, as devstack allows on a single node.
+        "allow_resize_to_same_host": True,
     }
     conf: Sections = {
         "DEFAULT": default,

@@ -1,4 +1,5 @@
-"""`PATCH /v1/clusters/{id}` with a new profile: a rolling replacement, end to end.
+"""`PATCH /v1/clusters/{id}` with a new profile: a rolling replacement, end to end, or an
+update of each server in place when the new profile's changes allow it.
 
 The batch policy shapes the batches (Senlin's sizing), failed and marked nodes go
 first, the pause between batches is a durable timer skipped here in milliseconds,
@@ -12,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from activities.cloud.collections import collection
 from tests.api.test_clusters_through_workflows import (
     PROFILE,
     QUEUE,
@@ -28,8 +30,9 @@ from tests.support.warden_in_process import InProcessWarden
 PAUSE = timedelta(seconds=120)
 
 
-async def _profile(api: httpx.AsyncClient, name: str, image: str) -> str:
-    spec = {**PROFILE["spec"], "properties": {"flavor": "m1.tiny", "image": image}}  # type: ignore[dict-item]
+async def _profile(api: httpx.AsyncClient, name: str, image: str, **extra: Any) -> str:
+    properties = {"flavor": "m1.tiny", "image": image, **extra}
+    spec = {**PROFILE["spec"], "properties": properties}  # type: ignore[dict-item]
     created = await api.post("/v1/profiles", json={"profile": {"name": name, "spec": spec}})
     assert created.status_code == 201, created.text
     profile_id: str = created.json()["profile"]["id"]
@@ -75,7 +78,7 @@ async def test_update_rolls_in_batches_failed_first_and_pauses_between(
     marked = before[-1]  # the youngest: without the mark it would go last
     mark = {"mark_unhealthy": True, "status_reason": "app says so"}
     assert (await api.patch(f"/v1/nodes/{marked['id']}", json=mark)).status_code == 200
-    v2 = await _profile(api, "v2", "cirros-v2")
+    v2 = await _profile(api, "v2", "cirros-v2", user_data="#!/bin/sh\necho v2\n")  # replaces
 
     updating = await api.patch(f"/v1/clusters/{cluster_id}", json={"cluster": {"profile_id": v2}})
 
@@ -113,7 +116,7 @@ async def test_each_replaced_node_fires_the_deletion_hook(
 ) -> None:
     api = running_warden.api
     cluster_id = await hooked_cluster(api, 2)
-    v2 = await _profile(api, "v2", "cirros-v2")
+    v2 = await _profile(api, "v2", "cirros-v2", user_data="#!/bin/sh\n")  # replaces
 
     updating = await api.patch(f"/v1/clusters/{cluster_id}", json={"cluster": {"profile_id": v2}})
     action_id = action_id_of(updating)
@@ -131,6 +134,45 @@ async def test_each_replaced_node_fires_the_deletion_hook(
     action = await action_done(api, action_id)
     assert action["status"] == "SUCCEEDED", action
     assert {n["profile_id"] for n in await nodes_of(api, cluster_id)} == {v2}
+
+
+async def test_a_new_image_and_flavor_update_healthy_servers_in_place(
+    running_warden: InProcessWarden,
+) -> None:
+    """Senlin's `do_update`: same nodes, same servers, rebuilt and resized; a node
+    marked unhealthy is replaced, as the update is what heals it."""
+    api = running_warden.api
+    cluster_id = await _cluster(api, 3)
+    before = sorted(await nodes_of(api, cluster_id), key=lambda n: n["index"])
+    marked = before[0]
+    mark = {"mark_unhealthy": True, "status_reason": "app says so"}
+    assert (await api.patch(f"/v1/nodes/{marked['id']}", json=mark)).status_code == 200
+    v2 = await _profile(api, "v2", "cirros-v2", flavor="m1.small", metadata={"tier": "web"})
+
+    updating = await api.patch(f"/v1/clusters/{cluster_id}", json={"cluster": {"profile_id": v2}})
+    action = await action_done(api, action_id_of(updating))
+
+    assert action["status"] == "SUCCEEDED", action
+    after = {n["id"]: n for n in await nodes_of(api, cluster_id)}
+    kept = before[1:]
+    assert marked["id"] not in after and len(after) == 3
+    servers = {s.id: s for s in await running_warden.cloud.compute.list_servers()}
+    images = {
+        i["name"]: i["id"]
+        for i in await running_warden.cloud.collections.list(collection("image"), {})
+    }
+    for node in kept:
+        now = after[node["id"]]
+        assert (now["profile_id"], now["physical_id"]) == (v2, node["physical_id"])
+        server = servers[node["physical_id"]]
+        assert (server.status, server.flavor, server.image_id) == (
+            "ACTIVE",
+            "m1.small",
+            images["cirros-v2"],
+        )
+        assert server.metadata["tier"] == "web"
+        assert server.metadata["warden_node"] == node["id"]  # still traced to its node
+    assert set(servers) == {n["physical_id"] for n in after.values()}
 
 
 async def test_update_refusals(running_warden: InProcessWarden) -> None:

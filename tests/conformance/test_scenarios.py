@@ -523,3 +523,38 @@ async def test_a_servers_new_subnet_is_attached_in_place(
         assert len(await eventually(on_new_subnet, timeout=60, what="only the new port")) == 1
         assert (await api.delete(url)).status_code == 204
         await eventually(lambda: _gone(api, url), timeout=OPERATION_TIMEOUT, what="stack deleted")
+
+
+def _sized(flavor: str) -> dict[str, Any]:
+    server = {"image": IMAGE, "flavor": flavor, "networks": [{"network": "private"}]}
+    return {
+        "heat_template_version": "2021-04-16",
+        "resources": {"web": {"type": "OS::Nova::Server", "properties": server}},
+    }
+
+
+async def test_a_servers_new_flavor_resizes_it_in_place(conformance: ConformanceWarden) -> None:
+    """Heat's RESIZE: Nova resizes the same server, Warden confirms it once Nova waits in
+    VERIFY_RESIZE; the stack then deletes cleanly."""
+    name = f"cf-{uuid.uuid4().hex[:6]}"
+    async with conformance.client() as api:
+        base = "/v1/demo/stacks"
+        created = await api.post(base, json={"stack_name": name, "template": _sized("m1.tiny")})
+        assert created.status_code == 201, created.text
+        url = f"{base}/{name}/{created.json()['stack']['id']}"
+        stack = await _settled(api, url)
+        assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+        web = (await api.get(f"{url}/resources/web")).json()["resource"]
+        server_id = web["physical_resource_id"]
+
+        resized = await api.put(url, json={"template": _sized("m1.small")})
+        assert resized.status_code == 202, resized.text
+        stack = await _settled(api, url)
+        assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
+        web = (await api.get(f"{url}/resources/web")).json()["resource"]
+        assert web["physical_resource_id"] == server_id
+        async with conformance.target.session() as cloud:
+            server = await cloud.compute.get_server(server_id)
+        assert (server.status, server.flavor) == ("ACTIVE", "m1.small")
+        assert (await api.delete(url)).status_code == 204
+        await eventually(lambda: _gone(api, url), timeout=OPERATION_TIMEOUT, what="stack deleted")

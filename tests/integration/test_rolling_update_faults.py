@@ -34,7 +34,8 @@ V2 = {
         "spec": {
             "type": "os.nova.server",
             "version": "1.0",
-            "properties": {"flavor": "m1.tiny", "image": "cirros-v2"},
+            # New user data: the nodes are replaced (an image alone updates them in place).
+            "properties": {"flavor": "m1.tiny", "image": "cirros-v2", "user_data": "#!/bin/sh\n"},
         },
     }
 }

@@ -286,6 +286,8 @@ PASSING_API: Final = frozenset(
         "test_cluster_update_profile_type_unmatch",
         "clusters.test_cluster_update_profile.TestClusterUpdateProfile."
         "test_cluster_update_profile_profile_only",
+        "clusters.test_cluster_update_profile.TestClusterUpdateProfile."
+        "test_cluster_update_profile_profile_only_backward",
         "events.test_event_list.TestEventList.test_event_list",
         "events.test_event_list_negative.TestEventListNegativeBadRequest."
         "test_event_list_global_project_false",

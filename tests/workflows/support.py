@@ -187,6 +187,31 @@ class FakeCloud:
         if "REBUILD" in self.cures:
             self._set(req["physical_id"], "ACTIVE")
 
+    @activity.defn(name="resize_server")
+    async def resize_server(self, req: dict[str, Any]) -> bool:
+        self.calls.append(("resize", req["physical_id"]))
+        return True
+
+    @activity.defn(name="wait_server_resized")
+    async def wait_server_resized(self, physical_id: str) -> None:
+        self.calls.append(("wait_resized", physical_id))
+
+    @activity.defn(name="confirm_server_resize")
+    async def confirm_server_resize(self, physical_id: str) -> None:
+        self.calls.append(("confirm_resize", physical_id))
+
+    @activity.defn(name="change_server_password")
+    async def change_server_password(self, req: dict[str, Any]) -> None:
+        self.calls.append(("password", req["physical_id"]))
+
+    @activity.defn(name="update_server_metadata")
+    async def update_server_metadata(self, req: dict[str, Any]) -> None:
+        self.calls.append(("metadata", req["physical_id"]))
+
+    @activity.defn(name="set_server_tags")
+    async def set_server_tags(self, req: dict[str, Any]) -> None:
+        self.calls.append(("tags", req["physical_id"]))
+
     @activity.defn(name="start_server")
     async def start_server(self, physical_id: str) -> None:
         self.calls.append(("start", physical_id))
@@ -460,6 +485,12 @@ async def _harness(
                 cloud.deliver_lifecycle_message,
                 cloud.reboot_server,
                 cloud.rebuild_server,
+                cloud.resize_server,
+                cloud.wait_server_resized,
+                cloud.confirm_server_resize,
+                cloud.change_server_password,
+                cloud.update_server_metadata,
+                cloud.set_server_tags,
                 cloud.start_server,
                 cloud.unpause_server,
                 cloud.pause_server,

@@ -208,6 +208,8 @@ def _update_child(state: ClusterState, op: RunningOperation, ctx: ClusterContext
         complete_url=_complete_url(ctx, spec.cluster_id),
         server_poll_interval_s=ctx.server_poll_interval_s,
         lb=lb_binding(state.policies),
+        in_place=plan.in_place,
+        changes=plan.changes,
     )
     summary = (
         f"update cluster {spec.name}: {len(state.nodes)} node(s) in {len(plan.batches)} batch(es)"

@@ -319,7 +319,8 @@ class ClusterSpine(ClusterHealthLink):
 
     def _plan_update(self, op: RunningOperation, req: ClusterOperationRequest) -> RunningOperation:
         """Batches decided now (replay-safe); one name index reserved per replacement."""
-        plan = plan_update(self.state, req.params)
+        in_place = workflow.patched("cluster-update-in-place")
+        plan = plan_update(self.state, req.params, in_place=in_place)
         reserved = self.state.next_index + len(self.state.nodes)
         self.state = self.state.model_copy(update={"next_index": reserved})
         return op.model_copy(update={"params": plan.model_dump(mode="json")})

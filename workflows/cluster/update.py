@@ -1,13 +1,18 @@
 """ClusterUpdateWorkflow: roll a cluster onto a new profile, one batch at a time.
 
-Each batch first builds its replacements (new nodes on the new profile, so capacity
-never drops), then removes the nodes they replace through the same scale-in path as
-any removal: the deletion policy's grace period and lifecycle hook apply, and an app
-draining nodes sees each replaced node's hook message. Failed nodes are in the first
-batches (`domain/cluster/policies/batch.py`). Between batches the batch policy's pause is a
-durable timer. A batch whose replacements do not all come up stops the roll with
-the old nodes still in service. Each batch is its own pair of children
-(`cluster-op:{cluster}:{action}:batch-{n}:create|remove`) in the Temporal UI.
+A node whose server can take the new profile's changes (image, flavor, metadata,
+password: `domain/cluster/server_update.py`) keeps its server and its id, updated in
+place as Senlin's `ServerProfile.do_update` does: a rebuild, a resize confirmed once
+Nova waits in VERIFY_RESIZE, a password change, new metadata. Every other node of a
+batch is replaced: each batch first builds its replacements (new nodes on the new
+profile, so capacity never drops), then removes the nodes they replace through the
+same scale-in path as any removal: the deletion policy's grace period and lifecycle
+hook apply, and an app draining nodes sees each replaced node's hook message. Failed
+nodes are in the first batches (`domain/cluster/policies/batch.py`). Between batches
+the batch policy's pause is a durable timer. A batch whose replacements do not all
+come up stops the roll with the old nodes still in service. Each batch is its own pair
+of children (`cluster-op:{cluster}:{action}:batch-{n}:create|remove`) in the Temporal
+UI.
 
 A cluster of Heat stacks is updated in place, as Senlin's `StackProfile.do_update`
 does: each node's stack gets the new profile's template and settings (Heat's PATCH),
@@ -25,13 +30,18 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.compute import ComputeActivities
+    from activities.recovery import RecoveryActivities
     from domain.actions import ActionChange, ActionName, ActionStatus
     from domain.cluster.lifecycle import DeletionSettings
     from domain.cluster.nodes import NodeState, NodeStatus, node_name
     from domain.cluster.policies.loadbalance import LbBinding
+    from domain.cluster.recovery import RebuildRequest
+    from domain.cluster.server_update import ServerChanges
     from domain.cluster.stack_calls import stack_fields, stack_of
     from domain.cluster.stack_profile import is_stack_profile
     from domain.projection import ChangeSet
+    from domain.servers import ResizeRequest, ServerMetadataRequest, ServerPasswordRequest
     from workflows import ids
     from workflows.cluster.operations import (
         ClusterCreateWorkflow,
@@ -40,8 +50,10 @@ with workflow.unsafe.imports_passed_through():
         finished,
         record_nodes,
         summarize_errors,
+        wait_until_active,
         with_status,
     )
+    from workflows.cluster.retries import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
     from workflows.cluster.scale_in import ScaleInInput, ScaleInWorkflow
     from workflows.cluster.stack_nodes import build_stack, update_stack
     from workflows.entity import failure_reason, record
@@ -69,11 +81,15 @@ class ClusterUpdateInput(BaseModel):
     #: The cluster's load-balancing policy: each batch's new nodes join the pool before
     #: the nodes they replace leave it.
     lb: LbBinding | None = None
+    #: Nodes whose servers take `changes` in place (the others of a batch are replaced).
+    in_place: list[str] = []
+    changes: ServerChanges | None = None
 
 
 @workflow.defn(name="ClusterUpdateWorkflow")
 class ClusterUpdateWorkflow:
-    """Replace the nodes batch by batch; answer the new nodes and the removed ones."""
+    """Update or replace the nodes batch by batch; answer the nodes it touched and the
+    removed ones."""
 
     @workflow.run
     async def run(self, inp: ClusterUpdateInput) -> NodesOperationResult:
@@ -83,13 +99,33 @@ class ClusterUpdateWorkflow:
         touched: list[NodeState] = []
         removed: list[str] = []
         index = inp.first_index
+        kept_ids, updated = set(inp.in_place), 0
         for number, batch in enumerate(inp.batches, start=1):
-            old = [by_id[node_id] for node_id in batch]
+            kept = [by_id[node_id] for node_id in batch if node_id in kept_ids]
+            old = [by_id[node_id] for node_id in batch if node_id not in kept_ids]
             await self._progress(
                 inp,
-                f"batch {number}/{len(inp.batches)}: replacing "
-                f"{', '.join(n.name for n in old)} ({len(removed)} of {len(inp.nodes)} done)",
+                f"batch {number}/{len(inp.batches)}: "
+                + ", ".join(
+                    part
+                    for part in (
+                        kept and f"updating {', '.join(n.name for n in kept)} in place",
+                        old and f"replacing {', '.join(n.name for n in old)}",
+                    )
+                    if part
+                )
+                + f" ({len(removed) + updated} of {len(inp.nodes)} done)",
             )
+            if kept:
+                in_place = await self._update_in_place(inp, kept)
+                touched.extend(in_place)
+                updated += len(in_place)
+                error = summarize_errors(in_place, "update")
+                if error:
+                    return finished(self._stopped(touched, removed, number, error))
+            if not old:
+                await self._pause(inp, number, len(removed) + updated)
+                continue
             fresh = [self._replacement(inp, index + i) for i in range(len(old))]
             index += len(old)
             result = await self._build(inp, number, fresh)
@@ -102,14 +138,74 @@ class ClusterUpdateWorkflow:
             removed.extend(result.removed)
             if result.error:
                 return finished(self._stopped(touched, removed, number, result.error))
-            if number < len(inp.batches) and inp.pause_time_s:
-                await self._progress(
-                    inp,
-                    f"pausing {inp.pause_time_s} s after batch {number}/{len(inp.batches)} "
-                    f"({len(removed)} of {len(inp.nodes)} done)",
-                )
-                await workflow.sleep(timedelta(seconds=inp.pause_time_s), summary="batch pause")
+            await self._pause(inp, number, len(removed) + updated)
         return finished(NodesOperationResult(nodes=touched, removed=removed))
+
+    async def _pause(self, inp: ClusterUpdateInput, number: int, done: int) -> None:
+        """The batch policy's pause after batch `number` (none after the last)."""
+        if number < len(inp.batches) and inp.pause_time_s:
+            await self._progress(
+                inp,
+                f"pausing {inp.pause_time_s} s after batch {number}/{len(inp.batches)} "
+                f"({done} of {len(inp.nodes)} done)",
+            )
+            await workflow.sleep(timedelta(seconds=inp.pause_time_s), summary="batch pause")
+
+    async def _update_in_place(
+        self, inp: ClusterUpdateInput, nodes: list[NodeState]
+    ) -> list[NodeState]:
+        """Senlin's `do_update` on each node's server, the batch at once."""
+        base = _on_new_profile(inp, [])
+        updating = [with_status(n, NodeStatus.UPDATING, "Updating server") for n in nodes]
+        await record_nodes(base, updating, "NODE_UPDATE")
+        done = list(await asyncio.gather(*(self._update_server(inp, n) for n in updating)))
+        await record_nodes(base, done, "NODE_UPDATE")
+        return done
+
+    @staticmethod
+    async def _update_server(inp: ClusterUpdateInput, node: NodeState) -> NodeState:
+        changes, pid = inp.changes, node.physical_id
+        assert changes is not None  # planned so (`plan_update`)
+        assert pid is not None
+        try:
+            if changes.image is not None:
+                rebuild = RebuildRequest(physical_id=pid, image=changes.image)
+                await _server_call(
+                    RecoveryActivities.rebuild_server, rebuild, f"rebuild {node.name}"
+                )
+                await wait_until_active(pid, node.name)
+            if changes.flavor is not None:
+                resize = ResizeRequest(physical_id=pid, flavor=changes.flavor)
+                if await _server_call(
+                    RecoveryActivities.resize_server, resize, f"resize {node.name}"
+                ):
+                    await workflow.execute_activity_method(
+                        ComputeActivities.wait_server_resized,
+                        pid,
+                        start_to_close_timeout=timedelta(seconds=30),
+                        schedule_to_close_timeout=SERVER_WAIT,
+                        retry_policy=POLL_RETRY,
+                        summary=f"wait for {node.name} VERIFY_RESIZE",
+                    )
+                    await _server_call(
+                        RecoveryActivities.confirm_server_resize, pid, f"confirm {node.name}"
+                    )
+                    await wait_until_active(pid, node.name)
+            if changes.admin_pass:
+                password = ServerPasswordRequest(physical_id=pid, admin_pass=changes.admin_pass)
+                await _server_call(
+                    RecoveryActivities.change_server_password, password, f"password {node.name}"
+                )
+            if changes.metadata is not None:
+                metadata = ServerMetadataRequest(physical_id=pid, metadata=changes.metadata)
+                await _server_call(
+                    RecoveryActivities.update_server_metadata, metadata, f"metadata {node.name}"
+                )
+        except ActivityError as err:
+            return with_status(node, NodeStatus.ERROR, failure_reason(err))
+        return with_status(
+            node.model_copy(update={"profile_id": inp.profile_id}), NodeStatus.ACTIVE
+        )
 
     async def _update_stacks(self, inp: ClusterUpdateInput) -> NodesOperationResult:
         by_id = {n.node_id: n for n in inp.nodes}
@@ -248,6 +344,16 @@ class ClusterUpdateWorkflow:
             removed=removed,
             error=f"Update stopped at batch {number}: {error}{detail}",
         )
+
+
+async def _server_call(activity: Any, arg: Any, summary: str) -> Any:
+    return await workflow.execute_activity_method(
+        activity,
+        arg,
+        start_to_close_timeout=timedelta(seconds=60),
+        retry_policy=CLOUD_RETRY,
+        summary=summary,
+    )
 
 
 def _on_new_profile(inp: ClusterUpdateInput, nodes: list[NodeState]) -> NodesOperationInput:
