@@ -33,6 +33,8 @@ TYPES = (
     "OS::Neutron::FloatingIPAssociation",
     "OS::Neutron::Router",
     "OS::Neutron::RouterInterface",
+    "OS::Neutron::ExtraRouteSet",
+    "OS::Neutron::Trunk",
     "OS::Cinder::Volume",
     "OS::Cinder::VolumeAttachment",
     "OS::Glance::WebImage",

@@ -84,6 +84,7 @@ COLLECTIONS: Final[dict[str, Collection]] = {
         _neutron("security_group_rule", "security-group-rules", "security_group_rule", "rule"),
         _neutron("floating_ip", "floatingips", "floatingip", "floatingip"),
         _neutron("router", "routers", "router", "router"),
+        _neutron("trunk", "trunks", "trunk", "trunk"),
         Collection(
             "image", "image", "/v2/images", None, "images", "image", "property", "json-patch"
         ),

@@ -34,7 +34,15 @@ from domain.stack.types import (
 )
 from domain.stack.types.cinder import volume
 from domain.stack.types.glance import web_image
-from domain.stack.types.neutron import floating_ip, net, port, router, security_group, subnet
+from domain.stack.types.neutron import (
+    floating_ip,
+    net,
+    port,
+    router,
+    security_group,
+    subnet,
+    trunk,
+)
 from domain.stack.types.nova import keypair
 from domain.stack.types.octavia import resources as octavia
 
@@ -87,6 +95,7 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         floating_ip.ASSOCIATION_TYPE,
         router.TYPE,
         router.INTERFACE_TYPE,
+        trunk.TYPE,
         volume.TYPE,
         volume.ATTACHMENT_TYPE,
         web_image.TYPE,

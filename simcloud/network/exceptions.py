@@ -105,6 +105,24 @@ FAULTS: dict[str, tuple[int, str]] = {
     "NetworkNotFound": (404, "Network {net_id} could not be found."),
     "SubnetNotFound": (404, "Subnet {subnet_id} could not be found."),
     "PortNotFound": (404, "Port {port_id} could not be found."),
+    "TrunkNotFound": (404, "Trunk {trunk_id} could not be found."),
+    "SubPortNotFound": (404, "SubPort {port_id} cannot be found on trunk {trunk_id}."),
+    "TrunkPortInUse": (409, "Port {port_id} is in use by another trunk."),
+    "ParentPortInUse": (
+        409,
+        "Port {port_id} is currently in use and is not eligible for use as a parent port.",
+    ),
+    "PortInUseAsTrunkParent": (
+        409,
+        "Port {port_id} is currently a parent port for trunk {trunk_id}.",
+    ),
+    "PortInUseAsSubPort": (409, "Port {port_id} is currently a subport for trunk {trunk_id}."),
+    "DuplicateSubPort": (
+        409,
+        "segmentation_type {segmentation_type} and segmentation_id {segmentation_id} already "
+        "in use on trunk {trunk_id}.",
+    ),
+    "TrunkInUse": (409, "Trunk {trunk_id} is currently in use."),
     "RouterNotFound": (404, "Router {router_id} could not be found"),
     "FloatingIPNotFound": (404, "Floating IP {floatingip_id} could not be found"),
     "SecurityGroupNotFound": (404, "Security group {id} does not exist"),

@@ -15,7 +15,10 @@ from simcloud.network.exceptions import fault
 
 router = APIRouter(prefix="/v2.0/extensions")
 
-_TAGGED = "networks, subnets, ports, routers, floatingips, security_groups, security_group_rules"
+_TAGGED = (
+    "networks, subnets, ports, routers, floatingips, security_groups, security_group_rules, "
+    "trunks"
+)
 #: (alias, name, description, updated)
 EXTENSIONS: tuple[tuple[str, str, str, str], ...] = (
     ("allowed-address-pairs", "Allowed Address Pairs", "Provides allowed address pairs",
@@ -85,6 +88,10 @@ EXTENSIONS: tuple[tuple[str, str, str, str], ...] = (
      "Informs if the subnet belongs to an external network", "2024-02-05T18:00:00-00:00"),
     ("tag-creation", "Tag creation extension",
      "Allow to create multiple tags for a resource", "2024-23-07T10:00:00-00:00"),
+    ("trunk", "Trunk Extension", "Provides support for trunk ports",
+     "2016-01-01T10:00:00-00:00"),
+    ("trunk-details", "Trunk port details", "Expose trunk port details",
+     "2016-01-01T10:00:00-00:00"),
 )  # fmt: skip
 ALIASES = frozenset(alias for alias, *_ in EXTENSIONS)
 

@@ -28,6 +28,7 @@ from simcloud.network.ports import PortSpec, check_deletable, create_port, delet
 from simcloud.network.records import ensure_quota, find, owned
 from simcloud.network.security_groups import resolve_groups
 from simcloud.network.state import Record
+from simcloud.network.trunks import check_port_deletable
 from simcloud.state import SimState, state_of
 
 #: Owners whose ports only an admin or a service may delete while they are bound.
@@ -218,6 +219,7 @@ async def delete_port_route(request: Request, port_id: str, token: AuthToken) ->
     state = state_of(request)
     port = owned(state, "ports", port_id, token.project_id, "delete")
     check_deletable(state, port)
+    check_port_deletable(state, port)
     if str(port["device_owner"]).startswith(DEVICE_OWNERS_KEPT):
         raise action_denied("delete_port")
     delete_port(state, port)

@@ -26,6 +26,7 @@ NOT_FOUND = {
     "floatingips": ("FloatingIPNotFound", "floatingip_id"),
     "security_groups": ("SecurityGroupNotFound", "id"),
     "security_group_rules": ("SecurityGroupRuleNotFound", "id"),
+    "trunks": ("TrunkNotFound", "trunk_id"),
 }
 #: Collection → the singular Neutron uses in policy rule names.
 MEMBER_NAMES = {
@@ -36,6 +37,7 @@ MEMBER_NAMES = {
     "floatingips": "floatingip",
     "security_groups": "security_group",
     "security_group_rules": "security_group_rule",
+    "trunks": "trunk",
 }
 
 

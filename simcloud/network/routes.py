@@ -19,6 +19,7 @@ from simcloud.network import (
     security_groups,
     subnets,
     tags,
+    trunks,
 )
 from simcloud.network.exceptions import fault
 
@@ -61,6 +62,7 @@ _MODULES = (
     router_interfaces,
     floating_ips,
     quotas,
+    trunks,
     tags,  # its routes match any collection: it comes last
 )
 for module in _MODULES:

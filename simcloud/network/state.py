@@ -58,6 +58,8 @@ class NetworkState:
         self.floatingips: dict[str, Record] = {}
         self.security_groups: dict[str, Record] = {}
         self.security_group_rules: dict[str, Record] = {}
+        #: Trunks (no quota counts them, as in Neutron).
+        self.trunks: dict[str, Record] = {}
         #: subnet id → {address → port id}
         self.allocations: dict[str, dict[str, str]] = {}
         #: subnet id → the integer address allocated last (the next search starts there)

@@ -32,6 +32,7 @@ TAGGED = {
     "floatingips": "floatingips",
     "security-groups": "security_groups",
     "security-group-rules": "security_group_rules",
+    "trunks": "trunks",
 }
 MAX_TAG_LENGTH = 255
 

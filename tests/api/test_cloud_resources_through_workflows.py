@@ -383,3 +383,59 @@ async def test_a_new_flavor_password_or_tags_change_the_same_server_as_heat_does
     )
     assert replaced["stack_status"] == "UPDATE_COMPLETE", replaced["stack_status_reason"]
     assert (await resource(api, url, "server"))["physical_resource_id"] != server_id
+
+
+def _trunked(*subs: tuple[str, int]) -> dict[str, Any]:
+    """heat-tempest-plugin's trunk: a parent port and sub-ports on two networks."""
+    resources: dict[str, Any] = {}
+    for name in ("parent", "one", "two"):
+        resources[f"{name}_net"] = {"type": "OS::Neutron::Net"}
+        resources[f"{name}_subnet"] = {
+            "type": "OS::Neutron::Subnet",
+            "properties": {
+                "network": {"get_resource": f"{name}_net"},
+                "cidr": {"parent": "10.0.0.0/16", "one": "10.10.0.0/16", "two": "10.20.0.0/16"}[
+                    name
+                ],
+            },
+        }
+        resources[f"{name}_port"] = {
+            "type": "OS::Neutron::Port",
+            "properties": {"network": {"get_resource": f"{name}_net"}},
+        }
+    sub_ports = [
+        {"port": {"get_resource": f"{p}_port"}, "segmentation_type": "vlan", "segmentation_id": i}
+        for p, i in subs
+    ]
+    resources["trunk"] = {
+        "type": "OS::Neutron::Trunk",
+        "properties": {"port": {"get_resource": "parent_port"}, "sub_ports": sub_ports},
+    }
+    return hot(resources, {"parent": {"value": {"get_attr": ["trunk", "port_id"]}}})
+
+
+async def test_a_trunks_sub_ports_are_added_and_removed_in_place_as_heat_does(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    url = await create(api, "trunked", _trunked(("one", 10)))
+    trunk_id = (await resource(api, url, "trunk"))["physical_resource_id"]
+
+    async def sub_ports() -> set[tuple[str, int]]:
+        parent = _outputs((await api.get(url)).json()["stack"])["parent"]
+        details = (await objects.show(collection("port"), parent))["trunk_details"]
+        assert details["trunk_id"] == trunk_id
+        return {(s["port_id"], s["segmentation_id"]) for s in details["sub_ports"]}
+
+    ports = {
+        n: (await resource(api, url, f"{n}_port"))["physical_resource_id"] for n in ("one", "two")
+    }
+    assert await sub_ports() == {(ports["one"], 10)}
+    both = await update(api, url, _trunked(("one", 10), ("two", 20)))
+    assert both["stack_status"] == "UPDATE_COMPLETE", both["stack_status_reason"]
+    assert await sub_ports() == {(ports["one"], 10), (ports["two"], 20)}
+    moved = await update(api, url, _trunked(("two", 30)))
+    assert moved["stack_status"] == "UPDATE_COMPLETE", moved["stack_status_reason"]
+    assert await sub_ports() == {(ports["two"], 30)}
+    assert (await resource(api, url, "trunk"))["physical_resource_id"] == trunk_id
+    assert (await api.delete(url)).status_code == 204

@@ -1,5 +1,5 @@
 """Neutron types with more than one call: a security group's rules, a router's
-interfaces, a floating IP's association."""
+interfaces, a floating IP's association, a trunk's sub-ports."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.errors import InvalidRequest
     from domain.stack.state import ResourceState
     from domain.stack.types.api_object import Request
-    from domain.stack.types.neutron import floating_ip, router, security_group
+    from domain.stack.types.neutron import floating_ip, router, security_group, trunk
     from workflows.stack.nested import NestedContext
     from workflows.stack.resources.api_object import ApiObjectHandler
     from workflows.stack.resources.base import (
@@ -179,3 +179,39 @@ class FloatingIPAssociationHandler(ResourceHandler):
             return
         update = CloudUpdate(ref=shown.ref(), changes={"port_id": None})
         await call_activity(CloudObjectActivities.update_cloud_object, update)
+
+
+class TrunkHandler(ApiObjectHandler):
+    """A trunk: name, description and state in place, sub-ports reconciled (Heat's
+    order: the ones no longer listed removed first, then the new ones added)."""
+
+    def __init__(self) -> None:
+        super().__init__(trunk.API)
+
+    async def update(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> Applied:
+        """The trunk's fields, then its sub-ports; the trunk as Neutron shows it then."""
+        applied = await super().update(ctx, current, props)
+        gone, new = trunk.sub_port_changes(
+            current.resolved.get("sub_ports"), props.get("sub_ports")
+        )
+        if not current.physical_id or not (gone or new):
+            return applied
+        ref = CloudRef(kind="trunk", id=current.physical_id)
+        for suffix, entries, removal in (
+            ("/remove_subports", gone, True),
+            ("/add_subports", new, False),
+        ):
+            if entries:
+                request = trunk.sub_ports_request(entries, removal=removal)
+                action = CloudAction(
+                    ref=ref, suffix=suffix, body=request.body, lookups=request.lookups
+                )
+                await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+        shown: CloudObject | None = await call_activity(
+            CloudObjectActivities.show_cloud_object, ref
+        )
+        if shown is None:
+            raise ResourceFailed(f"trunk {current.physical_id} no longer exists")
+        return self.applied(shown)

@@ -27,7 +27,15 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.stack.types.cinder import volume
     from domain.stack.types.glance import web_image
-    from domain.stack.types.neutron import floating_ip, net, port, router, security_group, subnet
+    from domain.stack.types.neutron import (
+        floating_ip,
+        net,
+        port,
+        router,
+        security_group,
+        subnet,
+        trunk,
+    )
     from domain.stack.types.nova import keypair
     from domain.stack.types.octavia import resources as octavia
     from workflows.stack.nested import NestedContext
@@ -40,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
         FloatingIPAssociationHandler,
         RouterInterfaceHandler,
         SecurityGroupHandler,
+        TrunkHandler,
     )
     from workflows.stack.resources.random_string import RandomStringHandler
     from workflows.stack.resources.resource_group import ResourceGroupHandler
@@ -77,6 +86,7 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     floating_ip.ASSOCIATION_NAME: FloatingIPAssociationHandler(),
     router.NAME: ApiObjectHandler(router.API),
     router.INTERFACE_NAME: RouterInterfaceHandler(),
+    trunk.NAME: TrunkHandler(),
     volume.NAME: VolumeHandler(),
     volume.ATTACHMENT_NAME: VolumeAttachmentHandler(),
     web_image.NAME: WebImageHandler(),
