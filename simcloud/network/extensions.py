@@ -16,8 +16,7 @@ from simcloud.network.exceptions import fault
 router = APIRouter(prefix="/v2.0/extensions")
 
 _TAGGED = (
-    "networks, subnets, ports, routers, floatingips, security_groups, security_group_rules, "
-    "trunks"
+    "networks, subnets, ports, routers, floatingips, security_groups, security_group_rules, trunks"
 )
 #: (alias, name, description, updated)
 EXTENSIONS: tuple[tuple[str, str, str, str], ...] = (
