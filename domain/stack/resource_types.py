@@ -35,6 +35,7 @@ from domain.stack.types import (
 from domain.stack.types.cinder import volume
 from domain.stack.types.glance import web_image
 from domain.stack.types.neutron import (
+    extra_route_set,
     floating_ip,
     net,
     port,
@@ -96,6 +97,7 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         router.TYPE,
         router.INTERFACE_TYPE,
         trunk.TYPE,
+        extra_route_set.TYPE,
         volume.TYPE,
         volume.ATTACHMENT_TYPE,
         web_image.TYPE,

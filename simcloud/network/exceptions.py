@@ -105,6 +105,7 @@ FAULTS: dict[str, tuple[int, str]] = {
     "NetworkNotFound": (404, "Network {net_id} could not be found."),
     "SubnetNotFound": (404, "Subnet {subnet_id} could not be found."),
     "PortNotFound": (404, "Port {port_id} could not be found."),
+    "InvalidRoutes": (400, "Invalid format for routes: {routes}, {reason}"),
     "TrunkNotFound": (404, "Trunk {trunk_id} could not be found."),
     "SubPortNotFound": (404, "SubPort {port_id} cannot be found on trunk {trunk_id}."),
     "TrunkPortInUse": (409, "Port {port_id} is in use by another trunk."),

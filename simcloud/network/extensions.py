@@ -27,6 +27,11 @@ EXTENSIONS: tuple[tuple[str, str, str, str], ...] = (
     ("binding", "Port Binding",
      "Expose port bindings of a virtual port to external application",
      "2014-02-03T10:00:00-00:00"),
+    ("extraroute", "Neutron Extra Route", "Extra routes configuration for L3 router",
+     "2013-02-01T10:00:00-00:00"),
+    ("extraroute-atomic", "Atomically add/remove extra routes",
+     "Edit extra routes of a router on server side by atomically adding/removing extra "
+     "routes", "2019-07-10T00:00:00-00:00"),
     ("external-net", "Neutron external network",
      "Adds external network attribute to network resource.", "2013-01-14T10:00:00-00:00"),
     ("ext-gw-mode", "Neutron L3 Configurable external gateway mode",

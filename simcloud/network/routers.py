@@ -130,6 +130,7 @@ def create_router(state: SimState, project_id: str, body: RouterCreate) -> Recor
         external_gateway_info=None,
         availability_zone_hints=list(body.availability_zone_hints),
         availability_zones=["nova"],
+        routes=[],
     )
     set_gateway(state, record, body.external_gateway_info, "create")
     state.network.add("routers", record)

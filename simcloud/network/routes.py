@@ -9,6 +9,7 @@ from fastapi.routing import APIRoute
 from simcloud.identity import AuthToken, base_url
 from simcloud.network import (
     extensions,
+    extra_routes,
     floating_ips,
     networks,
     port_routes,
@@ -60,6 +61,7 @@ _MODULES = (
     security_group_rules,
     routers,
     router_interfaces,
+    extra_routes,
     floating_ips,
     quotas,
     trunks,

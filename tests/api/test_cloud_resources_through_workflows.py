@@ -439,3 +439,62 @@ async def test_a_trunks_sub_ports_are_added_and_removed_in_place_as_heat_does(
     assert await sub_ports() == {(ports["two"], 30)}
     assert (await resource(api, url, "trunk"))["physical_resource_id"] == trunk_id
     assert (await api.delete(url)).status_code == 204
+
+
+def _routed(*routes: tuple[str, str]) -> dict[str, Any]:
+    """heat-tempest-plugin's extra route set on a router with one interface."""
+    return hot(
+        {
+            "net0": {"type": "OS::Neutron::Net"},
+            "subnet0": {
+                "type": "OS::Neutron::Subnet",
+                "properties": {"network": {"get_resource": "net0"}, "cidr": "10.0.0.0/24"},
+            },
+            "router0": {"type": "OS::Neutron::Router"},
+            "routerinterface0": {
+                "type": "OS::Neutron::RouterInterface",
+                "properties": {
+                    "router": {"get_resource": "router0"},
+                    "subnet": {"get_resource": "subnet0"},
+                },
+            },
+            "routes0": {
+                "type": "OS::Neutron::ExtraRouteSet",
+                "properties": {
+                    "router": {"get_resource": "router0"},
+                    "routes": [{"destination": d, "nexthop": n} for d, n in routes],
+                },
+            },
+        }
+    )
+
+
+async def test_an_extra_route_set_changes_only_its_own_routes_as_heat_does(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    a, b, c = (
+        ("10.0.10.0/24", "10.0.0.10"),
+        ("10.0.11.0/24", "10.0.0.11"),
+        ("10.0.12.0/24", "10.0.0.12"),
+    )
+    url = await create(api, "routed", _routed(a, b))
+    router_id = (await resource(api, url, "router0"))["physical_resource_id"]
+    assert (await resource(api, url, "routes0"))["physical_resource_id"] == router_id
+
+    async def routes() -> set[tuple[str, str]]:
+        shown = await objects.show(collection("router"), router_id)
+        return {(r["destination"], r["nexthop"]) for r in shown["routes"]}
+
+    assert await routes() == {a, b}
+    # A route someone else added stays through the set's update and delete.
+    theirs = {"destination": "10.0.99.0/24", "nexthop": "10.0.0.99"}
+    await objects.action(
+        collection("router"), router_id, "PUT", "/add_extraroutes", {"router": {"routes": [theirs]}}
+    )
+    changed = await update(api, url, _routed(b, c))
+    assert changed["stack_status"] == "UPDATE_COMPLETE", changed["stack_status_reason"]
+    assert await routes() == {b, c, ("10.0.99.0/24", "10.0.0.99")}
+    taken = await update(api, url, _routed(b, c, ("10.0.99.0/24", "10.0.0.99")))
+    assert taken["stack_status"] == "UPDATE_FAILED"
+    assert "The physical resource for" in taken["stack_status_reason"]

@@ -19,11 +19,11 @@ from tests.simcloud.test_network_helpers import (
 )
 
 #: Keys of router-create-response.json that simcloud shows (it leaves out distributed,
-#: ha, flavor_id, service_type_id, routes and conntrack_helpers).
+#: ha, flavor_id, service_type_id and conntrack_helpers).
 ROUTER_KEYS = {
     "admin_state_up", "availability_zone_hints", "availability_zones", "created_at",
     "description", "external_gateway_info", "id", "name", "revision_number", "status",
-    "updated_at", "project_id", "tenant_id", "tags",
+    "updated_at", "project_id", "tenant_id", "tags", "routes",
 }  # fmt: skip
 INTERFACE_KEYS = {
     "id",
@@ -249,3 +249,30 @@ async def test_unknown_router_answers_404(client: httpx.AsyncClient, method: str
     response = await client.request(method, f"{V2}/routers/{MISSING}", json=body)
 
     assert error(response, 404, "RouterNotFound") == f"Router {MISSING} could not be found"
+
+
+async def test_extra_routes_are_added_and_removed_atomically(client: httpx.AsyncClient) -> None:
+    _, subnet = await network_with_subnet(client, "10.0.0.0/24")
+    router = await create(client, "routers", "router", name="r1")
+    url = f"{V2}/routers/{router['id']}"
+    route = {"destination": "10.0.10.0/24", "nexthop": "10.0.0.10"}
+    unconnected = await client.put(f"{url}/add_extraroutes", json={"router": {"routes": [route]}})
+    assert "the nexthop is not connected with router" in error(unconnected, 400, "InvalidRoutes")
+    assert (await interface(client, router["id"], "add", subnet_id=subnet["id"])).status_code == 200
+    other = {"destination": "10.0.11.0/24", "nexthop": "10.0.0.11"}
+    added = await client.put(
+        f"{url}/add_extraroutes", json={"router": {"routes": [route, other, route]}}
+    )
+    assert added.json()["router"]["routes"] == [route, other]
+    again = await client.put(f"{url}/add_extraroutes", json={"router": {"routes": [route]}})
+    assert again.json()["router"]["routes"] == [route, other]  # already there: once
+    removed = await client.put(
+        f"{url}/remove_extraroutes",
+        json={"router": {"routes": [route, {**route, "nexthop": "10.0.0.99"}]}},
+    )
+    assert removed.json()["router"]["routes"] == [other]
+    assert (await client.get(url)).json()["router"]["routes"] == [other]
+    bad = await client.put(
+        f"{url}/add_extraroutes", json={"router": {"routes": [{"destination": "x"}]}}
+    )
+    assert bad.status_code == 400

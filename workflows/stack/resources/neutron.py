@@ -1,5 +1,5 @@
 """Neutron types with more than one call: a security group's rules, a router's
-interfaces, a floating IP's association, a trunk's sub-ports."""
+interfaces, a floating IP's association, a trunk's sub-ports, a router's extra routes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,13 @@ with workflow.unsafe.imports_passed_through():
     from domain.errors import InvalidRequest
     from domain.stack.state import ResourceState
     from domain.stack.types.api_object import Request
-    from domain.stack.types.neutron import floating_ip, router, security_group, trunk
+    from domain.stack.types.neutron import (
+        extra_route_set,
+        floating_ip,
+        router,
+        security_group,
+        trunk,
+    )
     from workflows.stack.nested import NestedContext
     from workflows.stack.resources.api_object import ApiObjectHandler
     from workflows.stack.resources.base import (
@@ -215,3 +221,64 @@ class TrunkHandler(ApiObjectHandler):
         if shown is None:
             raise ResourceFailed(f"trunk {current.physical_id} no longer exists")
         return self.applied(shown)
+
+
+class ExtraRouteSetHandler(ResourceHandler):
+    """A router's extra routes, added and removed atomically (Heat's `ExtraRouteSet`)."""
+
+    pure = False
+
+    async def _router(self, ref: str) -> CloudObject:
+        found: CloudObject | None = await call_activity(
+            CloudObjectActivities.find_cloud_object, CloudRef(kind="router", id=ref)
+        )
+        if found is None:
+            raise ResourceFailed(f"Unable to find router with name or id '{ref}'")
+        return found
+
+    async def _change(self, router_id: str, suffix: str, routes: list[Any]) -> None:
+        action = CloudAction(
+            ref=CloudRef(kind="router", id=router_id),
+            suffix=suffix,
+            body={"router": {"routes": routes}},
+            tolerate=(404,) if suffix == "/remove_extraroutes" else (),
+        )
+        await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+
+    async def _add(self, found: CloudObject, routes: list[Any]) -> None:
+        """Refuse a route the router has already (Heat's check), then add them."""
+        try:
+            extra_route_set.ensure_not_there(found.id, found.body.get("routes") or [], routes)
+        except InvalidRequest as err:
+            raise ResourceFailed(err.message) from err
+        if routes:
+            await self._change(found.id, "/add_extraroutes", routes)
+
+    async def create(
+        self, ctx: NestedContext, name: str, props: dict[str, Any], resource_id: str
+    ) -> Applied:
+        """Add the routes; the set's id is the router's."""
+        found = await self._router(str(props["router"]))
+        await self._add(found, extra_route_set.routes_of(props))
+        return Applied(physical_id=found.id, reference=found.id, attributes={"show": {}})
+
+    async def update(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> Applied:
+        """Remove the routes no longer listed, then add the new ones."""
+        gone, new = extra_route_set.route_changes(
+            extra_route_set.routes_of(current.resolved), extra_route_set.routes_of(props)
+        )
+        found = await self._router(str(current.physical_id or props["router"]))
+        if gone:
+            await self._change(found.id, "/remove_extraroutes", list(gone))
+        await self._add(found, list(new))
+        return Applied(physical_id=found.id, reference=found.id, attributes={"show": {}})
+
+    async def delete(
+        self, ctx: NestedContext, physical_id: str | None, props: dict[str, Any]
+    ) -> None:
+        """Remove the set's routes (a router that is gone took them with it)."""
+        routes = extra_route_set.routes_of(props)
+        if physical_id and routes:
+            await self._change(physical_id, "/remove_extraroutes", routes)

@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.stack.types.cinder import volume
     from domain.stack.types.glance import web_image
     from domain.stack.types.neutron import (
+        extra_route_set,
         floating_ip,
         net,
         port,
@@ -45,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.stack.resources.keypair import KeypairHandler
     from workflows.stack.resources.nested_stack import NestedStackHandler
     from workflows.stack.resources.neutron import (
+        ExtraRouteSetHandler,
         FloatingIPAssociationHandler,
         RouterInterfaceHandler,
         SecurityGroupHandler,
@@ -87,6 +89,7 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     router.NAME: ApiObjectHandler(router.API),
     router.INTERFACE_NAME: RouterInterfaceHandler(),
     trunk.NAME: TrunkHandler(),
+    extra_route_set.NAME: ExtraRouteSetHandler(),
     volume.NAME: VolumeHandler(),
     volume.ATTACHMENT_NAME: VolumeAttachmentHandler(),
     web_image.NAME: WebImageHandler(),

@@ -4,7 +4,8 @@ A port must wait for the subnets of its network (Neutron picks its address from
 them), as must a server on that network and a router whose gateway is on it; a
 floating IP must wait for the router that makes its port reachable from the
 floating network (Neutron answers 404 `ExternalGatewayForFloatingIPNotFound`
-otherwise). Heat adds these in each type's `add_dependencies`; so does Warden.
+otherwise); a router's extra routes wait for its interfaces (their next hops are on
+the interfaces' subnets). Heat adds these in each type's `add_dependencies`; so does Warden.
 
 Values are compared as written (a `get_resource` or `get_param` to the same name is
 equal), which is what Heat's comparison amounts to before anything is created.
@@ -24,6 +25,7 @@ ROUTER = "OS::Neutron::Router"
 INTERFACE = "OS::Neutron::RouterInterface"
 FLOATING_IP = "OS::Neutron::FloatingIP"
 ASSOCIATION = "OS::Neutron::FloatingIPAssociation"
+EXTRA_ROUTES = "OS::Neutron::ExtraRouteSet"
 
 
 def _get(res: ResourceDef, name: str, old: str | None = None) -> Any:
@@ -141,6 +143,13 @@ def implicit_dependencies(
             )
         elif res.type == ASSOCIATION:
             found = _interfaces_for_port(resources, res.properties.get("port_id"))
+        elif res.type == EXTRA_ROUTES:
+            # Its next hops are on the subnets of the router's interfaces.
+            found = {
+                n
+                for n, r in _of_type(resources, INTERFACE).items()
+                if _get(r, "router", "router_id") == res.properties.get("router")
+            }
         found.discard(name)
         if found:
             extra[name] = found
