@@ -120,7 +120,7 @@ class RecoveryActivities:
                 raise application_error(err) from err
         await self._act(
             pid,
-            self._compute.rebuild(pid, image),
+            self._compute.rebuild(pid, image, request.user_data),
             lambda s: s.status.upper() == "REBUILD",
         )
         activity.logger.info("Rebuild of server %s requested", pid)

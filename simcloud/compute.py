@@ -110,6 +110,8 @@ class Rebuild(BaseModel):
     adminPass: Text | None = None  # noqa: N815
     description: Text | None = None
     preserve_ephemeral: StrictBool | None = None
+    #: New user data, base64 (2.57); None keeps the server's.
+    user_data: StrictStr | None = None
 
 
 class Reboot(BaseModel):
@@ -333,16 +335,23 @@ def _dispatch(
         return Response(status_code=202)
     task = start_action(state, record, rule)
     if rebuild is not None:
-        record.image_ref = rebuild.imageRef
-        if rebuild.metadata is not None:
-            record.metadata = dict(rebuild.metadata)
-        if rebuild.name is not None:
-            state.rename(record, rebuild.name)
+        _rebuilt(state, record, rebuild)
     if task.event is not None:
         notifier_of(request).emit(task.event, record, task.vm_state, _delay(state))
     if rebuild is not None:
         return dumps({"server": to_json(record, base_url(request))}, status_code=202)
     return Response(status_code=202)
+
+
+def _rebuilt(state: SimState, record: ServerRecord, rebuild: Rebuild) -> None:
+    """What a rebuild changes: the image, and the metadata, name and user data given."""
+    record.image_ref = rebuild.imageRef
+    if rebuild.metadata is not None:
+        record.metadata = dict(rebuild.metadata)
+    if rebuild.name is not None:
+        state.rename(record, rebuild.name)
+    if rebuild.user_data is not None:
+        record.static = record.static | {"OS-EXT-SRV-ATTR:user_data": rebuild.user_data}
 
 
 def _parse(model: type[ModelT], args: Any, action: str) -> ModelT:

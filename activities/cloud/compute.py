@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -252,13 +253,19 @@ class ComputeClient:
         ERROR, but only for a server that once ran: Nova refuses a failed build, 409)."""
         await self._action(server_id, {"reboot": {"type": reboot_type}})
 
-    async def rebuild(self, server_id: str, image: str | None = None) -> Server:
-        """Rebuild from `image` (default: the server's current image)."""
+    async def rebuild(
+        self, server_id: str, image: str | None = None, user_data: str | None = None
+    ) -> Server:
+        """Rebuild from `image` (default: the server's current image), with new
+        `user_data` when given (2.57)."""
         if image is None:
             image = (await self.get_server(server_id)).image_id
             if not image:
                 raise InvalidRequest(f"server {server_id} has no image to rebuild from")
-        response = await self._action(server_id, {"rebuild": {"imageRef": image}})
+        args: dict[str, Any] = {"imageRef": image}
+        if user_data is not None:
+            args["user_data"] = base64.b64encode(user_data.encode()).decode()
+        response = await self._action(server_id, {"rebuild": args})
         return Server.from_api(json_body(response, f"compute rebuild {server_id}", "server"))
 
     async def start(self, server_id: str) -> None:

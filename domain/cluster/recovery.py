@@ -37,12 +37,14 @@ class RebootRequest(BaseModel):
 
 
 class RebuildRequest(BaseModel):
-    """Rebuild a server from `image` (None = the image it runs now)."""
+    """Rebuild a server from `image` (None = the image it runs now), with new
+    `user_data` when given (None = keep the server's)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     physical_id: str = Field(min_length=1, max_length=255)
     image: str | None = Field(None, min_length=1, max_length=255)
+    user_data: str | None = None
 
 
 def in_transition(status: str, task_state: str | None) -> bool:

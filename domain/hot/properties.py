@@ -117,6 +117,10 @@ class ResourceType(BaseModel):
     #: Property → (policy property, policy values that make a change of it a replacement):
     #: Heat's `image_update_policy: REPLACE` on a server.
     replace_policies: dict[str, tuple[str, tuple[str, ...]]] = {}
+    #: Property → (policy property, policy value, workflow patch): a change under that
+    #: policy value is made in place only past the patch (replaced before it), the other
+    #: policy values as they always were (a server's `user_data_update_policy: REBUILD`).
+    in_place_policies_since: dict[str, tuple[str, str, str]] = {}
     #: The type's own rule across properties (a scaling group's sizes), if any.
     check: PropertiesCheck | None = None
     #: Group attributes read member by member from the group's `members` attribute:
@@ -174,6 +178,14 @@ class ResourceType(BaseModel):
             return False
         policy = self.replace_policies.get(name)
         if policy is not None and props.get(policy[0]) in policy[1]:
+            return False
+        later = self.in_place_policies_since.get(name)
+        if (
+            later is not None
+            and props.get(later[0]) == later[1]
+            and patched is not None
+            and not patched(later[2])
+        ):
             return False
         since = self.in_place_since.get(name)
         if since is not None and patched is not None and not patched(since):

@@ -3,6 +3,7 @@ does on update, lock, check and delete beyond create (Heat's behaviour as the sp
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import httpx
@@ -498,3 +499,25 @@ async def test_an_extra_route_set_changes_only_its_own_routes_as_heat_does(
     taken = await update(api, url, _routed(b, c, ("10.0.99.0/24", "10.0.0.99")))
     assert taken["stack_status"] == "UPDATE_FAILED"
     assert "The physical resource for" in taken["stack_status_reason"]
+
+
+async def test_new_user_data_rebuilds_the_same_server_under_the_rebuild_policy(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    policy = {"user_data_update_policy": "REBUILD", "flavor": "m1.tiny"}
+    url = await create(api, "rebuilt", _server(user_data="#!/bin/sh\necho one\n", **policy))
+    server_id = (await resource(api, url, "server"))["physical_resource_id"]
+
+    rebuilt = await update(api, url, _server(user_data="#!/bin/sh\necho two\n", **policy))
+    assert rebuilt["stack_status"] == "UPDATE_COMPLETE", rebuilt["stack_status_reason"]
+    assert (await resource(api, url, "server"))["physical_resource_id"] == server_id
+    shown = await objects.show(collection("server"), server_id)
+    sent = base64.b64decode(shown["OS-EXT-SRV-ATTR:user_data"]).decode()
+    assert (shown["status"], sent) == ("ACTIVE", "#!/bin/sh\necho two\n")
+    # The default policy (REPLACE) makes a new server, as in Heat.
+    replaced = await update(
+        api, url, _server(user_data="#!/bin/sh\necho three\n", flavor="m1.tiny")
+    )
+    assert replaced["stack_status"] == "UPDATE_COMPLETE", replaced["stack_status_reason"]
+    assert (await resource(api, url, "server"))["physical_resource_id"] != server_id

@@ -49,7 +49,11 @@ TYPE: Final = heat_type(
     replace_policies={
         "image": ("image_update_policy", ("REPLACE",)),
         "flavor": ("flavor_update_policy", ("REPLACE",)),
-        "user_data": ("user_data_update_policy", ("REPLACE", "REBUILD")),
+        "user_data": ("user_data_update_policy", ("REPLACE",)),
+    },
+    # New user data rebuilds the server with it (Nova 2.57) since this patch.
+    in_place_policies_since={
+        "user_data": ("user_data_update_policy", "REBUILD", "server-user-data-rebuild")
     },
 )
 
@@ -150,8 +154,12 @@ def user_ports(props: Mapping[str, Any]) -> list[str]:
 
 
 def needs_rebuild(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
-    """Whether an in-place update changes the image (Nova's rebuild)."""
-    return after.get("image") != before.get("image")
+    """Whether an in-place update rebuilds the server: a new image, or new user data
+    under `user_data_update_policy: REBUILD` (Nova's rebuild takes both, 2.57)."""
+    return after.get("image") != before.get("image") or (
+        after.get("user_data_update_policy") == "REBUILD"
+        and after.get("user_data") != before.get("user_data")
+    )
 
 
 def server_attributes(info: ServerInfo) -> dict[str, Any]:

@@ -107,6 +107,12 @@ def test_image_update_policy_replace_makes_a_new_image_a_replacement() -> None:
     assert servers.updatable_with("user_data", {"user_data_update_policy": "IGNORE"})
     assert servers.updatable_with("flavor", {"flavor_update_policy": "RESIZE"})
     assert not servers.updatable_with("flavor", {"flavor_update_policy": "REPLACE"})
+    rebuild = {"user_data_update_policy": "REBUILD"}
+    assert servers.updatable_with("user_data", rebuild, patched=lambda _: True)
+    # a history from before the rebuild patch replaced the server: it still does
+    assert not servers.updatable_with("user_data", rebuild, patched=lambda _: False)
+    ignore = {"user_data_update_policy": "IGNORE"}
+    assert servers.updatable_with("user_data", ignore, patched=lambda _: False)
 
 
 def test_a_port_body_looks_up_its_network_subnets_and_groups() -> None:

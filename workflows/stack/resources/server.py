@@ -136,7 +136,15 @@ class ServerHandler(ResourceHandler):
         if "flavor" in changed:
             await _resize(pid, str(props["flavor"]))
         if rebuild:
-            request = RebuildRequest(physical_id=pid, image=str(props["image"]))
+            user_data = None
+            if props.get("user_data_update_policy") == "REBUILD" and props.get(
+                "user_data"
+            ) != before.get("user_data"):
+                sent = await _with_config(ctx, props) if names_config(props) else props
+                user_data = str(sent.get("user_data") or "")
+            request = RebuildRequest(
+                physical_id=pid, image=str(props["image"]), user_data=user_data
+            )
             await call_activity(RecoveryActivities.rebuild_server, request)
         elif "admin_pass" in changed and props.get("admin_pass"):
             password = ServerPasswordRequest(physical_id=pid, admin_pass=props["admin_pass"])
