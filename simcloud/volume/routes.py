@@ -20,6 +20,7 @@ from simcloud.volume.query import select_volumes
 from simcloud.volume.quotas import absolute_limits, quota_set
 from simcloud.volume.schemas import (
     ExtendBody,
+    RetypeBody,
     SetBootableBody,
     VolumeCreateBody,
     VolumeUpdateBody,
@@ -32,6 +33,7 @@ from simcloud.volume.volumes import (
     delete_volume,
     extend_volume,
     live_volume,
+    retype_volume,
     update_volume,
 )
 
@@ -139,7 +141,7 @@ async def delete(volume_id: str, state: Scoped) -> Response:
 
 @router.post(PREFIX + "/volumes/{volume_id}/action")
 async def action(request: Request, volume_id: str, state: Scoped) -> Response:
-    """Cinder volume actions: `os-extend` (202) and `os-set_bootable` (200)."""
+    """Cinder volume actions: `os-extend`, `os-retype` (202) and `os-set_bootable` (200)."""
     try:
         body = json.loads(await request.body() or b"null")
     except ValueError as exc:
@@ -149,6 +151,10 @@ async def action(request: Request, volume_id: str, state: Scoped) -> Response:
     if "os-extend" in body:
         extend = _parse(ExtendBody, body).os_extend
         extend_volume(state, live_volume(state, volume_id), int(extend.new_size))
+        return Response(status_code=202)
+    if "os-retype" in body:
+        retype = _parse(RetypeBody, body).os_retype
+        retype_volume(state, live_volume(state, volume_id), retype.new_type)
         return Response(status_code=202)
     if "os-set_bootable" in body:
         bootable = to_bool(_parse(SetBootableBody, body).os_set_bootable.bootable)

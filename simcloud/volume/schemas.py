@@ -124,6 +124,23 @@ class ExtendBody(BaseModel):
     os_extend: Extend = Field(alias="os-extend")
 
 
+class Retype(BaseModel):
+    """`os-retype` action arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    new_type: Annotated[str, Field(min_length=1, max_length=255)]
+    migration_policy: Literal["never", "on-demand"] = "never"
+
+
+class RetypeBody(BaseModel):
+    """`POST /volumes/{volume_id}/action` with `os-retype`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    os_retype: Retype = Field(alias="os-retype")
+
+
 class SetBootableBody(BaseModel):
     """`POST /volumes/{volume_id}/action` with `os-set_bootable`."""
 

@@ -237,6 +237,23 @@ def extend_volume(state: SimState, record: VolumeRecord, new_size: int) -> None:
     _start(record, "extending", state.now(), "available", state.volumes.latency_s, new_size)
 
 
+def retype_volume(state: SimState, record: VolumeRecord, new_type: str) -> None:
+    """Cinder `os-retype` (`migration_policy: never`: simcloud's types share one backend,
+    so no migration is needed): `retyping`, then the status it had."""
+    found = _volume_type(state, new_type)
+    if found.id == record.volume_type.id:
+        raise invalid_input(f"New volume_type same as original: {found.id}.")
+    if record.status not in ("available", "in-use"):
+        raise invalid_volume(
+            "Retype needs volume to be in available or in-use state, not be part of an "
+            "active migration or a consistency group, requested type has to be different "
+            "that the one from the volume, and for in-use volumes front-end qos specs "
+            "cannot change."
+        )
+    record.volume_type = found
+    _start(record, "retyping", state.now(), record.status, state.volumes.latency_s)
+
+
 def delete_volume(state: SimState, record: VolumeRecord) -> None:
     """Cinder delete: `deleting`, then gone; 400 while attached or busy."""
     if record.status not in DELETABLE or record.attachments:

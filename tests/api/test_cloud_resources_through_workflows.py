@@ -87,7 +87,7 @@ async def test_groups_rules_volumes_and_keys_update_as_heat_does(
     assert keypair["public_key"].startswith("ssh-ed25519 ")
 
     resources["sg"]["properties"]["rules"] = [{"direction": "egress", "protocol": "udp"}]
-    resources["vol"]["properties"] |= {"size": 3, "name": "bigger"}
+    resources["vol"]["properties"] |= {"size": 3, "name": "bigger", "volume_type": "__DEFAULT__"}
     updated = await update(api, url, hot(resources, outputs))
 
     assert updated["stack_status"] == "UPDATE_COMPLETE", updated["stack_status_reason"]
@@ -97,7 +97,10 @@ async def test_groups_rules_volumes_and_keys_update_as_heat_does(
         ("egress", "udp")
     ]
     volume = await objects.show(collection("volume"), vol_id)
-    assert (volume["size"], volume["name"]) == (3, "bigger")  # extended, renamed in place
+    assert (await resource(api, url, "vol"))["physical_resource_id"] == vol_id
+    # extended, retyped and renamed in place
+    assert (volume["size"], volume["name"], volume["volume_type"]) == (3, "bigger", "__DEFAULT__")
+    assert volume["status"] == "available"
 
 
 async def test_a_check_fails_a_port_deleted_behind_the_stack_and_an_update_heals_it(

@@ -380,3 +380,25 @@ async def test_volume_calls_need_a_token(client: httpx.AsyncClient) -> None:
     response = await client.get(VOLUMES, headers={"X-Auth-Token": "expired"})
 
     assert response.status_code == 401
+
+
+async def test_retype_changes_the_type_after_retyping_and_refuses_the_same_type(
+    client: httpx.AsyncClient,
+) -> None:
+    volume_id = await create(client, size=1)
+    url = f"{VOLUMES}/{volume_id}/action"
+    before = (await show(client, volume_id))["volume_type"]
+    other = "__DEFAULT__" if before != "__DEFAULT__" else "lvmdriver-1"
+
+    response = await client.post(url, json={"os-retype": {"new_type": other}})
+    retyping = await show(client, volume_id)
+    await advance(client, 2)
+    retyped = await show(client, volume_id)
+
+    assert response.status_code == 202
+    assert retyping["status"] == "retyping"
+    assert (retyped["status"], retyped["volume_type"]) == ("available", other)
+    same = await client.post(url, json={"os-retype": {"new_type": other}})
+    assert same.status_code == 400 and "same as original" in same.text
+    missing = await client.post(url, json={"os-retype": {"new_type": "no-such-type"}})
+    assert missing.status_code == 404

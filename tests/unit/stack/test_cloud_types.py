@@ -181,7 +181,12 @@ def test_floating_ip_and_volume_requests() -> None:
     after = checked("OS::Cinder::Volume", size=3, name="b")
     assert volume.extend_to(before, after) == 3
     assert volume.API.update_request(before, after, "x").body == {"name": "b"}
-    assert not resource_type("OS::Cinder::Volume").updatable("volume_type")
+    volumes = resource_type("OS::Cinder::Volume")
+    assert volumes.updatable_with("volume_type", {}, patched=lambda _: True)  # a retype
+    assert not volumes.updatable_with("volume_type", {}, patched=lambda _: False)
+    assert volume.retype_to({"volume_type": "a"}, {"volume_type": "b"}) == "b"
+    assert volume.retype_to({"volume_type": "a"}, {"volume_type": "a"}) is None
+    assert not volumes.updatable("read_only")
 
 
 def test_physical_names_are_heat_s_shape() -> None:

@@ -39,7 +39,8 @@ class VolumeHandler(ApiObjectHandler):
     async def update(
         self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
     ) -> Applied:
-        """Extend first (Cinder grows an available volume), then the other fields."""
+        """Extend first (Cinder grows an available volume), then retype (Heat's
+        `migration_policy: never`), then the other fields."""
         size = volume.extend_to(current.resolved, props)
         if current.physical_id and size is not None:
             action = CloudAction(
@@ -49,6 +50,16 @@ class VolumeHandler(ApiObjectHandler):
                 body={"os-extend": {"new_size": size}},
             )
             await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+            await _wait_volume(current.physical_id, ("available", "in-use"))
+        new_type = volume.retype_to(current.resolved, props)
+        if current.physical_id and new_type is not None:
+            retype = CloudAction(
+                ref=CloudRef(kind="volume", id=current.physical_id),
+                method="POST",
+                suffix="/action",
+                body={"os-retype": {"new_type": new_type, "migration_policy": "never"}},
+            )
+            await call_activity(CloudObjectActivities.act_on_cloud_object, retype)
             await _wait_volume(current.physical_id, ("available", "in-use"))
         return await super().update(ctx, current, props)
 

@@ -59,12 +59,21 @@ def extend_to(before: Mapping[str, Any], after: Mapping[str, Any]) -> int | None
     return int(new) if new is not None and old is not None and new > old else None
 
 
-#: Warden replaces a volume for a new type, a smaller size, a backup restore or a
-#: read-only flag (Heat retypes, refuses to shrink, restores and sets the flag in place).
+def retype_to(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+    """The new volume type when an update changes it (Cinder's `os-retype`)."""
+    old, new = before.get("volume_type"), after.get("volume_type")
+    return str(new) if new and new != old else None
+
+
+#: Warden replaces a volume for a smaller size, a backup restore or a read-only flag
+#: (Heat refuses to shrink, and restores and sets the flag in place, detaching the
+#: volume from its server and attaching it again). A new type is a retype, in place,
+#: since the workflow patch named here.
 TYPE: Final = heat_type(
     NAME,
-    replaced_on=frozenset({"volume_type", "backup_id", "read_only"}),
+    replaced_on=frozenset({"backup_id", "read_only"}),
     translations={"imageRef": "image"},
+    in_place_since={"volume_type": "volume-retype-in-place"},
 )
 API: Final = ApiObjectType(
     rtype=TYPE,
