@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse, Response
 
 from simcloud.errors import SimError, bad_request
 from simcloud.identity import AuthToken, base_url
+from simcloud.image import members
 from simcloud.image.images import (
     IMPORT_METHODS,
     begin_upload,
@@ -246,3 +247,6 @@ async def delete_tag(request: Request, image_id: str, tag_value: str, _: AuthTok
     record.tags.discard(tag_value)
     record.updated_at = state.now()
     return Response(status_code=204)
+
+
+router.include_router(members.router)

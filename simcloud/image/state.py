@@ -68,11 +68,24 @@ def set_data(record: ImageRecord, size: int, md5: str, sha512: str) -> None:
     record.status = "active"
 
 
+@dataclass(slots=True)
+class Member:
+    """One project an image is shared with (`/v2/images/{id}/members`)."""
+
+    image_id: str
+    member_id: str
+    created_at: float
+    updated_at: float
+    status: str = "pending"
+
+
 class ImageState:
     """Images by id; deleted images are dropped (Glance then answers 404)."""
 
     def __init__(self, config: SimConfig) -> None:
         self.images: dict[str, ImageRecord] = {}
+        #: image id → member (project) id → member
+        self.members: dict[str, dict[str, Member]] = {}
         self.import_latency_s = config.import_latency_ms / 1000
         now = time.time()
         for name in config.images:

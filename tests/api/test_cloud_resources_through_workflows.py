@@ -524,3 +524,42 @@ async def test_new_user_data_rebuilds_the_same_server_under_the_rebuild_policy(
     )
     assert replaced["stack_status"] == "UPDATE_COMPLETE", replaced["stack_status_reason"]
     assert (await resource(api, url, "server"))["physical_resource_id"] != server_id
+
+
+def _image(**props: Any) -> dict[str, Any]:
+    base = {
+        "location": "http://images.example/cirros.img",
+        "disk_format": "qcow2",
+        "container_format": "bare",
+    }
+    return hot({"img": {"type": "OS::Glance::WebImage", "properties": base | props}})
+
+
+async def test_an_images_members_and_active_flag_change_in_place_as_heat_does(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    url = await create(
+        api, "shared", _image(visibility="shared", members=["project-a"], active=False)
+    )
+    image_id = (await resource(api, url, "img"))["physical_resource_id"]
+
+    async def members() -> list[str]:
+        listed = await objects.action(collection("image"), image_id, "GET", "/members", None)
+        assert listed is not None
+        return sorted(m["member_id"] for m in listed["members"])
+
+    assert (await objects.show(collection("image"), image_id))["status"] == "deactivated"
+    assert await members() == ["project-a"]
+
+    changed = await update(api, url, _image(visibility="shared", members=["project-b"]))
+    assert changed["stack_status"] == "UPDATE_COMPLETE", changed["stack_status_reason"]
+    assert (await resource(api, url, "img"))["physical_resource_id"] == image_id
+    assert (await objects.show(collection("image"), image_id))["status"] == "active"
+    assert await members() == ["project-b"]
+
+    refused = await api.post(
+        STACKS, json={"stack_name": "unshared", "template": _image(members=["project-a"])}
+    )
+    assert refused.status_code == 400
+    assert "members property should only be specified for visibility" in refused.text

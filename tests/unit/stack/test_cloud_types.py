@@ -220,3 +220,19 @@ def test_a_removed_list_property_is_sent_empty_as_heat_does() -> None:
     before = checked("OS::Neutron::Subnet", network="n", cidr="10.0.0.0/24", allocation_pools=pools)
     after = checked("OS::Neutron::Subnet", network="n", cidr="10.0.0.0/24")
     assert subnet.API.update_request(before, after, "x").body == {"allocation_pools": []}
+
+
+def test_an_images_active_flag_and_members_change_in_place() -> None:
+    from domain.stack.types.glance import web_image
+
+    assert web_image.activation(None, {"active": False}) == "deactivate"
+    assert web_image.activation(None, {}) is None
+    assert web_image.activation({"active": False}, {"active": True}) == "reactivate"
+    assert web_image.activation({"active": True}, {}) is None
+    assert web_image.member_changes({"members": ["a", "b"]}, {"members": ["b", "c"]}) == (
+        ["c"],
+        ["a"],
+    )
+    images = resource_type("OS::Glance::WebImage")
+    assert images.updatable_with("members", {}, patched=lambda _: True)
+    assert not images.updatable_with("active", {}, patched=lambda _: False)

@@ -1,4 +1,5 @@
-"""`OS::Glance::WebImage`: create the image record, import its URL, wait for `active`."""
+"""`OS::Glance::WebImage`: create the image record, import its URL, wait for `active`;
+then its members and, with `active: false`, Glance's deactivate (Heat's order)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,67 @@ class WebImageHandler(ApiObjectHandler):
                 await call_activity(CloudObjectActivities.act_on_cloud_object, action)
             except ResourceFailed as err:
                 raise ResourceFailed(err.reason, made.id) from err
-        return self.applied(await self.ready(made))
+        ready = await self.ready(made)
+        if not workflow.patched("image-members-and-active-at-create"):
+            return self.applied(ready)
+        try:
+            changed = await self._share(made.id, list(props.get("members") or []), [])
+            changed |= await self._activate(made.id, web_image.activation(None, props))
+        except ResourceFailed as err:
+            raise ResourceFailed(err.reason, made.id) from err
+        return self.applied(await self._shown(made.id) if changed else ready)
+
+    async def update(
+        self, ctx: NestedContext, current: ResourceState, props: dict[str, Any]
+    ) -> Applied:
+        """Heat's order: deactivate first, the image's fields, its members, and
+        reactivate last."""
+        if not current.physical_id:
+            return await super().update(ctx, current, props)
+        image_id, before = current.physical_id, current.resolved
+        flip = web_image.activation(before, props)
+        changed = await self._activate(image_id, flip if flip == "deactivate" else None)
+        applied = await super().update(ctx, current, props)
+        added, removed = web_image.member_changes(before, props)
+        changed |= await self._share(image_id, added, removed)
+        changed |= await self._activate(image_id, flip if flip == "reactivate" else None)
+        return self.applied(await self._shown(image_id)) if changed else applied
+
+    async def _share(self, image_id: str, added: list[str], removed: list[str]) -> bool:
+        """Members added (one there already counts) and removed (one gone counts)."""
+        ref = CloudRef(kind="image", id=image_id)
+        for member in added:
+            action = CloudAction(
+                ref=ref, method="POST", suffix="/members", body={"member": member},
+                tolerate=(409,),
+            )  # fmt: skip
+            await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+        for member in removed:
+            action = CloudAction(
+                ref=ref, method="DELETE", suffix=f"/members/{member}", tolerate=(404,)
+            )
+            await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+        return bool(added or removed)
+
+    async def _activate(self, image_id: str, action_name: str | None) -> bool:
+        """Glance's deactivate or reactivate (each is a no-op when already done)."""
+        if action_name is None:
+            return False
+        action = CloudAction(
+            ref=CloudRef(kind="image", id=image_id),
+            method="POST",
+            suffix=f"/actions/{action_name}",
+        )
+        await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+        return True
+
+    async def _shown(self, image_id: str) -> CloudObject:
+        shown: CloudObject | None = await call_activity(
+            CloudObjectActivities.show_cloud_object, CloudRef(kind="image", id=image_id)
+        )
+        if shown is None:
+            raise ResourceFailed(f"image {image_id} no longer exists", image_id)
+        return shown
 
     async def lock(
         self, ctx: NestedContext, current: ResourceState, lock: StackLock | None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from domain.errors import InvalidRequest
 from domain.stack.types.api_object import ApiObjectType, Request, given
 from domain.stack.types.heat_schema import heat_type
 
@@ -58,11 +59,47 @@ def import_request(props: Mapping[str, Any]) -> Request:
     return Request({"method": {"name": "web-download", "uri": props["location"]}})
 
 
-#: Warden replaces an image whose members or `active` flag change (Heat shares and
-#: deactivates it in place).
+def member_changes(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> tuple[list[str], list[str]]:
+    """(projects to share the image with, projects to stop sharing it with)."""
+    old, new = list(before.get("members") or []), list(after.get("members") or [])
+    return [m for m in new if m not in old], [m for m in old if m not in new]
+
+
+def activation(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> str | None:
+    """Glance's action an `active` flag asks for: `deactivate` when it turns false,
+    `reactivate` when it turns true again (None: no change; a new image is active)."""
+    was = True if before is None else before.get("active") is not False
+    now = after.get("active") is not False
+    if was == now:
+        return None
+    return "reactivate" if now else "deactivate"
+
+
+def _check(props: Mapping[str, Any], field: str) -> None:
+    """Heat's `validate`: members are for shared images only."""
+    if props.get("members") and props.get("visibility") != "shared":
+        raise InvalidRequest(
+            f"{field}: members property should only be specified for visibility with value shared."
+        )
+
+
+#: An image's members and `active` flag change in place (Glance's members API,
+#: deactivate and reactivate), since these workflow patches: replaced before them.
 #: Lock level "all" protects the image, as the stack-lock design asks of "each stack
 #: resource that supports it (nova server, glance image, ...)".
-TYPE: Final = heat_type(NAME, replaced_on=frozenset({"members", "active"}), can_lock=True)
+TYPE: Final = heat_type(
+    NAME,
+    can_lock=True,
+    check=_check,
+    in_place_since={"members": "image-members-in-place", "active": "image-active-in-place"},
+)
 API: Final = ApiObjectType(
-    rtype=TYPE, kind="image", body=_body, changes=_changes, ready=("active",), failed=("killed",)
+    rtype=TYPE,
+    kind="image",
+    body=_body,
+    changes=_changes,
+    ready=("active", "deactivated"),
+    failed=("killed",),
 )
