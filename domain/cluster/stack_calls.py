@@ -93,12 +93,16 @@ class StackHealthResult(BaseModel):
 
 
 def stack_create_request(
-    profile: Mapping[str, Any], node: NodeState, *, request_id: str
+    profile: Mapping[str, Any], node: NodeState, *, request_id: str, cluster_id: str = ""
 ) -> StackCreateRequest:
     """The stack a node runs as, from its profile, as Senlin's `StackProfile.do_create`
-    asks Heat for it. Senlin's tags (`cluster_node_id=…`) are not sent: Warden's Heat
-    takes no tags yet, and the node keeps the stack's name and id itself."""
-    return StackCreateRequest(name=stack_name(node.name, request_id), fields=stack_fields(profile))
+    asks Heat for it, tagged as Senlin tags it: `cluster_node_id=…`, and for a member
+    `cluster_id=…` and `cluster_node_index=…`."""
+    tags = [f"cluster_node_id={node.node_id}"]
+    if cluster_id:
+        tags += [f"cluster_id={cluster_id}", f"cluster_node_index={node.index}"]
+    fields = stack_fields(profile) | {"tags": ",".join(tags)}
+    return StackCreateRequest(name=stack_name(node.name, request_id), fields=fields)
 
 
 def stack_fields(profile: Mapping[str, Any]) -> dict[str, Any]:

@@ -94,6 +94,11 @@ async def test_each_node_is_a_stack_and_a_marked_stack_is_recovered_by_stack_upd
             assert stack["stack_status"] == "CREATE_COMPLETE"
             assert stack["stack_name"].startswith(node["name"])
             assert len(stack["outputs"][0]["output_value"]) == 64
+            assert stack["tags"] == [  # Senlin's tags
+                f"cluster_node_id={node['id']}",
+                f"cluster_id={cluster_id}",
+                f"cluster_node_index={node['index']}",
+            ]
 
         await attach_health(api, cluster_id, health_spec([{"name": "STACK_UPDATE"}]))
         victim = nodes[0]

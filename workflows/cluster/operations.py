@@ -176,7 +176,9 @@ class ClusterCreateWorkflow:
 
     async def _create(self, inp: NodesOperationInput, node: NodeState) -> NodeState:
         if is_stack_profile(inp.profile):
-            node, failed = await build_stack(inp.profile, node, request_id=node.node_id)
+            node, failed = await build_stack(
+                inp.profile, node, request_id=node.node_id, cluster_id=inp.cluster_id
+            )
             if failed is not None:
                 return with_status(node, NodeStatus.ERROR, failed)
             return with_status(node, NodeStatus.ACTIVE)

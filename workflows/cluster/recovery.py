@@ -305,8 +305,9 @@ class NodeRecoveryWorkflow:
             await self._record(inp, node, "RECOVER_RECREATE", left, EventLevel.WARNING)
         bare = node.model_copy(update={"physical_id": None, "data": without_stack(node.data)})
         rebuilt, failed = await build_stack(
-            inp.profile, bare, request_id=f"{node.node_id}:{inp.action_id}"
-        )
+            inp.profile, bare, request_id=f"{node.node_id}:{inp.action_id}",
+            cluster_id=inp.cluster_id,
+        )  # fmt: skip
         if failed is not None:
             raise StepFailed(failed, node=rebuilt)
         return rebuilt

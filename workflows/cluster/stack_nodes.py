@@ -33,14 +33,14 @@ CALL_TIMEOUT = timedelta(seconds=60)
 
 
 async def build_stack(
-    profile: dict[str, Any], node: NodeState, *, request_id: str
+    profile: dict[str, Any], node: NodeState, *, request_id: str, cluster_id: str = ""
 ) -> tuple[NodeState, str | None]:
     """Create the node's stack and wait for CREATE_COMPLETE.
 
     Answers the node (on its stack as soon as Heat named one, so that deleting or
     recovering the node deals with it) and the failure, None when the stack is up.
     """
-    request = stack_create_request(profile, node, request_id=request_id)
+    request = stack_create_request(profile, node, request_id=request_id, cluster_id=cluster_id)
     try:
         ref: StackRef = await workflow.execute_activity_method(
             StackNodeActivities.create_node_stack,

@@ -235,8 +235,9 @@ class ClusterUpdateWorkflow:
         on_new = node.model_copy(update={"profile_id": inp.profile_id})
         if stack_of(node) is None:
             built, failed = await build_stack(
-                inp.profile, on_new, request_id=f"{node.node_id}:{inp.action_id}"
-            )
+                inp.profile, on_new, request_id=f"{node.node_id}:{inp.action_id}",
+                cluster_id=inp.cluster_id,
+            )  # fmt: skip
             if failed is not None:
                 return with_status(built, NodeStatus.ERROR, failed)
             return with_status(built, NodeStatus.ACTIVE)

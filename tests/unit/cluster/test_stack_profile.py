@@ -108,9 +108,11 @@ def test_the_create_asks_heat_for_the_profile_s_template_and_settings() -> None:
         **TEMPEST_SPEC,
         "properties": {**TEMPEST_SPEC["properties"], "timeout": 5, "parameters": {"a": 1}},
     }
-    request = stack_create_request(profile, node(), request_id="n1:action-42")
+    request = stack_create_request(profile, node(), request_id="n1:action-42", cluster_id="c9")
     assert request.name == "node-1-action42"
+    index = node().index
     assert request.fields == {
+        "tags": f"cluster_node_id={node().node_id},cluster_id=c9,cluster_node_index={index}",
         "template": TEMPEST_SPEC["properties"]["template"],
         "parameters": {"a": 1},
         "files": {},
