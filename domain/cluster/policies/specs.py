@@ -70,8 +70,12 @@ _VERSIONS: dict[PolicyType, str] = {
 }
 #: Other versions a type also accepts, with the same properties (the load-balancing
 #: policy's versions each added an optional property: 1.1 `lb_status_timeout` and
-#: `loadbalancer`, 1.2 `availability_zone`, 1.3 `flavor_id`).
-_ALSO_ACCEPTED: dict[PolicyType, tuple[str, ...]] = {PolicyType.LOADBALANCE: ("1.0", "1.2", "1.3")}
+#: `loadbalancer`, 1.2 `availability_zone`, 1.3 `flavor_id`; the deletion policy's 1.0
+#: and 1.1 share one schema in Senlin).
+_ALSO_ACCEPTED: dict[PolicyType, tuple[str, ...]] = {
+    PolicyType.LOADBALANCE: ("1.0", "1.2", "1.3"),
+    PolicyType.DELETION: ("1.0",),
+}
 
 
 def policy_type_models() -> list[tuple[str, str, type[PolicyProperties]]]:

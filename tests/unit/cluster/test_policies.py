@@ -92,13 +92,18 @@ def test_missing_properties_mean_all_defaults() -> None:
         ({**deletion_spec(), "name": "x"}, "spec.name: unknown key"),
         ({"version": "1.1", "properties": {}}, "spec.type: required"),
         ({"type": "senlin.policy.deletion", "properties": {}}, "spec.version: required"),
-        ({**deletion_spec(), "version": "1.0"}, "spec.version: unsupported version '1.0'"),
+        ({**deletion_spec(), "version": "0.9"}, "spec.version: unsupported version '0.9'"),
         ({**deletion_spec(), "version": True}, "spec.version: unsupported version True"),
         ({**deletion_spec(), "properties": [1]}, "spec.properties: must be an object"),
     ],
 )
 def test_malformed_envelope_is_rejected_naming_the_key(spec: Any, message: str) -> None:
     rejects(spec, message)
+
+
+def test_deletion_policy_1_0_is_senlin_s_same_schema() -> None:
+    parsed = parse_policy_spec({**deletion_spec(), "version": 1.0})
+    assert (parsed.version, parsed.properties) == ("1.0", DeletionPolicyProperties())
 
 
 def test_an_unknown_policy_type_is_not_found_in_senlin_s_words() -> None:
