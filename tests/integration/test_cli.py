@@ -148,9 +148,11 @@ async def test_cluster_update_rolls_in_batches_through_the_example_consumer(
     suffix = uuid.uuid4().hex[:6]
     cluster = f"roll-{suffix}"
     await cli.run("profile", "create", f"v1-{suffix}", "-s", str(EXAMPLES / "server-profile.yaml"))
-    v2 = await cli.json(
-        "profile", "create", f"v2-{suffix}", "-s", str(EXAMPLES / "server-profile-v2.yaml")
-    )
+    # New user data too: the nodes are replaced (a new image alone is a rebuild in place).
+    spec = yaml.safe_load((EXAMPLES / "server-profile-v2.yaml").read_text())
+    spec["properties"]["user_data"] = "#!/bin/sh\necho v2\n"
+    (tmp_path / "v2.yaml").write_text(yaml.safe_dump(spec))
+    v2 = await cli.json("profile", "create", f"v2-{suffix}", "-s", str(tmp_path / "v2.yaml"))
     await cli.run("cluster", "create", cluster, "-p", f"v1-{suffix}", "-c", "4", "--wait")
     policy_file = example_policy_for(consumer, tmp_path / "deletion-policy.yaml")
     await cli.run("policy", "create", f"drain-{suffix}", "-s", str(policy_file))

@@ -131,10 +131,11 @@ async def test_openstack_cluster_profile_create_and_scale_in(
         "cluster", "node", "list", "--filters", f"cluster_id={cluster_id}", "--full-id"
     )
     assert len(nodes) == 1, nodes
+    before_update = nodes[0]["id"]
     clusters = {c["name"]: c for c in await cli.json("cluster", "list", "--full-id")}
     assert clusters[cluster]["status"] == "ACTIVE", clusters[cluster]
 
-    # A new image rolled out with Senlin's cluster update (the old node is replaced).
+    # A new image rolled out with Senlin's cluster update (the server rebuilt in place).
     spec_v2 = str(EXAMPLES / "server-profile-v2.yaml")
     v2 = await cli.json("cluster", "profile", "create", "--spec-file", spec_v2, f"{profile}-v2")
     await cli.ok("cluster", "update", "--profile", f"{profile}-v2", "--wait", cluster)
@@ -144,6 +145,7 @@ async def test_openstack_cluster_profile_create_and_scale_in(
         "cluster", "node", "list", "--filters", f"cluster_id={cluster_id}", "--full-id"
     )
     assert [n["profile_name"] for n in nodes] == [f"{profile}-v2"], nodes
+    assert nodes[0]["id"] == before_update, nodes  # the same node, as in Senlin
 
     # `cluster recover` as the CLI sends it ({"check": false}): nothing is known to have
     # failed, so nothing changes. With --check, the cloud is asked first and the server
