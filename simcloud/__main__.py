@@ -62,6 +62,12 @@ def parse_args(settings: Settings, argv: list[str] | None = None) -> argparse.Na
         help="the project network made at start, as devstack's (empty: none)",
     )
     parser.add_argument(
+        "--availability-zones",
+        default="nova",
+        help="Nova's availability zones, comma-separated (a zone placement policy spreads "
+        "nodes over them)",
+    )
+    parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
     return parser.parse_args(argv)
@@ -106,6 +112,8 @@ def main(argv: list[str] | None = None) -> None:
         max_limit=args.max_limit,
         network_quotas=_quotas(args.network_quota),
         private_network=args.private_network or None,
+        availability_zones=tuple(z.strip() for z in args.availability_zones.split(",") if z.strip())
+        or ("nova",),
         warden_url=args.warden_url or None,
         username=settings.cloud_username,
         password=password,

@@ -186,12 +186,24 @@ async def version(request: Request, _: AuthToken) -> Response:
     return dumps({"version": doc | {"updated": "2013-07-23T11:33:21Z", "links": [link]}})
 
 
+@router.get("/os-availability-zone")
+async def list_availability_zones(request: Request, _: AuthToken) -> Response:
+    """Nova's availability zones a member sees (no hosts)."""
+    zones = [
+        {"zoneName": name, "zoneState": {"available": True}, "hosts": None}
+        for name in state_of(request).config.availability_zones
+    ]
+    return dumps({"availabilityZoneInfo": zones})
+
+
 @router.post("/servers", status_code=202)
 async def create_server(request: Request, _: AuthToken) -> Response:
     """Nova create: 202 with the new id; BUILD until the build latency has passed."""
     body = (await read_body(request, ServerCreateBody)).server
     state = state_of(request)
     devices = _check_boot(state, body)
+    if body.availability_zone and body.availability_zone not in state.config.availability_zones:
+        raise bad_request("The requested availability zone is not available")
     check_create(state, str(body.flavorRef))
     record = new_server(state, body.name, body.imageRef, str(body.flavorRef), body.metadata)
     record.tags = list(body.tags)

@@ -32,6 +32,8 @@ class SimConfig(BaseModel):
     application_credential_id: str = "warden-app-cred"
     application_credential_secret: str = "warden-app-secret"  # noqa: S105 - dev credential
     region: str = "RegionOne"
+    #: Nova's availability zones (`os-availability-zone`); a server asks for one of them.
+    availability_zones: tuple[str, ...] = ("nova",)
     #: Warden's API base URL: the catalog then lists `orchestration` (Heat) at
     #: `<url>/v1/<project id>` and `clustering` (Senlin) at `<url>/cluster`.
     warden_url: str | None = Field(None, pattern=r"^https?://")

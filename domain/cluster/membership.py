@@ -17,6 +17,7 @@ from domain.actions import ActionName
 from domain.cluster.health import RecoverParams, RecoveryPlan, RecoveryStep, plan_recovery
 from domain.cluster.lifecycle import DeletionSettings, HookTarget
 from domain.cluster.nodes import NodeState, NodeStatus
+from domain.cluster.placement import zone_victims
 from domain.cluster.policies.deletion import DeletionCriteria, DeletionPolicyProperties
 from domain.cluster.policies.health import FencingType, HealthPolicyProperties, RecoveryAction
 from domain.cluster.policies.specs import PolicyType, ensure_action_fits
@@ -280,11 +281,15 @@ def _plan_deletion(state: ClusterState, wanted: list[str]) -> MembershipPlan:
 
 
 def choose_victims(state: ClusterState, plan: MembershipPlan, rand: random.Random) -> list[str]:
-    """Node ids to remove: named ones, else unhealthy first, then by the policy's criteria."""
+    """Node ids to remove: named ones, else unhealthy first, then by the policy's criteria
+    (zone by zone as a zone placement policy's plan says)."""
     if plan.victim_ids:
         return list(plan.victim_ids)
     if plan.remove == 0:
         return []
+    zoned = zone_victims(state, plan.remove, deletion_criteria(state), rand)
+    if zoned is not None:
+        return zoned
     candidates = candidates_from_nodes(state.nodes)
     chosen = select_victims(candidates, plan.remove, deletion_criteria(state), rand=rand)
     return [c.id for c in chosen]

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from activities.cloud.collections import collection
 from tests.api.test_stacks_api import assert_error
 from tests.support.eventually import eventually
 from tests.support.warden_in_process import InProcessWarden
@@ -310,3 +311,33 @@ async def test_a_scaling_policy_sizes_a_scale_without_a_count(
     shrink = await act(api, cluster_id, {"scale_in": {}})
     assert (await action_done(api, action_id_of(shrink)))["status"] == "SUCCEEDED"
     assert len(await nodes_of(api, cluster_id)) == 3  # no scale-in policy: one
+
+
+async def test_a_zone_placement_policy_spreads_servers_and_takes_victims_zone_by_zone(
+    running_warden: InProcessWarden,
+) -> None:
+    api, compute = running_warden.api, running_warden.cloud.compute
+    spread = {
+        "type": "senlin.policy.zone_placement",
+        "version": "1.0",
+        "properties": {"zones": [{"name": "nova"}, {"name": "az-2", "weight": 100}]},
+    }
+    cluster_id = await cluster_with(api, 0, spread)
+
+    async def zones() -> list[str]:
+        found = []
+        for n in await nodes_of(api, cluster_id):
+            shown = await running_warden.cloud.collections.show(
+                collection("server"), n["physical_id"]
+            )
+            found.append(shown["OS-EXT-AZ:availability_zone"])
+        return sorted(found)
+
+    grown = await act(api, cluster_id, {"scale_out": {"count": 4}})
+    assert (await action_done(api, action_id_of(grown)))["status"] == "SUCCEEDED"
+    assert await zones() == ["az-2", "az-2", "nova", "nova"]
+    shrunk = await act(api, cluster_id, {"scale_in": {"count": 2}})
+    assert (await action_done(api, action_id_of(shrunk)))["status"] == "SUCCEEDED"
+    assert await zones() == ["az-2", "nova"]
+    live = {s.id for s in await compute.list_servers()}
+    assert {n["physical_id"] for n in await nodes_of(api, cluster_id)} <= live

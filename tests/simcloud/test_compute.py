@@ -191,3 +191,26 @@ async def test_version_document(client: httpx.AsyncClient) -> None:
     response = await client.get("/compute/v2.1/")
 
     assert response.json()["version"]["version"] == "2.73"
+
+
+async def test_availability_zones_are_listed_and_an_unknown_one_is_refused() -> None:
+    config = SimConfig(availability_zones=("nova", "az-2"))
+    async with in_process_simcloud(config) as client:
+        client.headers.update(await login(client))
+        zones = (await client.get("/compute/v2.1/os-availability-zone")).json()
+        assert [z["zoneName"] for z in zones["availabilityZoneInfo"]] == ["nova", "az-2"]
+        body = {"name": "s", "imageRef": CIRROS, "flavorRef": SMALL}
+        placed = await client.post(
+            "/compute/v2.1/servers", json={"server": body | {"availability_zone": "az-2"}}
+        )
+        assert placed.status_code == 202
+        server_id = placed.json()["server"]["id"]
+        shown = (await client.get(f"/compute/v2.1/servers/{server_id}")).json()["server"]
+        assert shown["OS-EXT-AZ:availability_zone"] == "az-2"
+        refused = await client.post(
+            "/compute/v2.1/servers", json={"server": body | {"availability_zone": "mars"}}
+        )
+        assert refused.status_code == 400
+        assert refused.json()["badRequest"]["message"] == (
+            "The requested availability zone is not available"
+        )

@@ -101,7 +101,8 @@ async def in_process_warden(tmp_path: Path) -> AsyncIterator[InProcessWarden]:
 @asynccontextmanager
 async def simcloud_session(settings: Settings) -> AsyncIterator[CloudSession]:
     """A driver session (the worker's) against a fresh simcloud app in this process."""
-    app = create_simcloud(SimConfig())
+    # Three zones, so that a zone placement policy has somewhere to spread nodes.
+    app = create_simcloud(SimConfig(availability_zones=("nova", "az-2", "az-3")))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with CloudSession(CloudConfig.from_settings(settings), transport=transport) as cloud:

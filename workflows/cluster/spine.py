@@ -27,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
         plan_replace,
     )
     from domain.cluster.nodes import NODE_NAME_FORMAT, NodeState, node_name
+    from domain.cluster.placement import placed
     from domain.cluster.policies.specs import PolicyType
     from domain.cluster.requests import (
         ClusterOperationRequest,
@@ -277,6 +278,7 @@ class ClusterSpine(ClusterHealthLink):
                 )
                 for n in nodes
             ]
+        nodes = placed(self.state, nodes)  # a zone placement policy's zones
         spec = self.state.spec.model_copy(
             update={"min_size": plan.min_size, "max_size": plan.max_size}
         )

@@ -30,6 +30,8 @@ from domain.cluster.policies.health import (
 from domain.cluster.policies.loadbalance import PROFILE_TYPES as LB_PROFILE_TYPES
 from domain.cluster.policies.loadbalance import LoadBalancePolicyProperties
 from domain.cluster.policies.scaling import ScalingPolicyProperties
+from domain.cluster.policies.zone_placement import PROFILE_TYPES as ZONE_PROFILE_TYPES
+from domain.cluster.policies.zone_placement import ZonePlacementProperties
 from domain.errors import InvalidRequest, NotFound
 
 SUPPORTED_VERSION: Final = "1.1"
@@ -43,6 +45,7 @@ class PolicyType(StrEnum):
     BATCH = "senlin.policy.batch"
     SCALING = "senlin.policy.scaling"
     LOADBALANCE = "senlin.policy.loadbalance"
+    ZONE_PLACEMENT = "senlin.policy.zone_placement"
 
 
 PolicyProperties = (
@@ -51,6 +54,7 @@ PolicyProperties = (
     | BatchPolicyProperties
     | ScalingPolicyProperties
     | LoadBalancePolicyProperties
+    | ZonePlacementProperties
 )
 _MODELS: dict[PolicyType, type[PolicyProperties]] = {
     PolicyType.DELETION: DeletionPolicyProperties,
@@ -58,6 +62,7 @@ _MODELS: dict[PolicyType, type[PolicyProperties]] = {
     PolicyType.BATCH: BatchPolicyProperties,
     PolicyType.SCALING: ScalingPolicyProperties,
     PolicyType.LOADBALANCE: LoadBalancePolicyProperties,
+    PolicyType.ZONE_PLACEMENT: ZonePlacementProperties,
 }
 #: The spec version each type accepts (Senlin's batch and scaling policies never went
 #: past 1.0).
@@ -67,6 +72,7 @@ _VERSIONS: dict[PolicyType, str] = {
     PolicyType.BATCH: "1.0",
     PolicyType.SCALING: "1.0",
     PolicyType.LOADBALANCE: "1.1",
+    PolicyType.ZONE_PLACEMENT: "1.0",
 }
 #: Other versions a type also accepts, with the same properties (the load-balancing
 #: policy's versions each added an optional property: 1.1 `lb_status_timeout` and
@@ -207,8 +213,13 @@ def ensure_profile_supports(props: PolicyProperties, profile_type: str) -> None:
     """Raise InvalidRequest if a health policy's recovery actions need another profile
     type, or a load-balancing policy is bound to nodes that are not servers (Senlin's
     `Policy.attach`)."""
-    if isinstance(props, LoadBalancePolicyProperties):
-        if profile_type.split("-", maxsplit=1)[0] not in LB_PROFILE_TYPES:
+    if isinstance(props, LoadBalancePolicyProperties | ZonePlacementProperties):
+        fits = (
+            LB_PROFILE_TYPES
+            if isinstance(props, LoadBalancePolicyProperties)
+            else ZONE_PROFILE_TYPES
+        )
+        if profile_type.split("-", maxsplit=1)[0] not in fits:
             raise InvalidRequest(f"Policy not applicable on profile type: {profile_type}")
         return
     if not isinstance(props, HealthPolicyProperties):
