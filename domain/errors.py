@@ -44,6 +44,12 @@ class MultipleChoices(InvalidRequest):
         )
 
 
+class NotSupported(InvalidRequest):
+    """What the request asks is not supported in this state (Heat's `NotSupported`, 400)."""
+
+    openstack_type = "NotSupported"
+
+
 class Unauthenticated(WardenError):
     """No token or an unknown token (401)."""
 
@@ -130,6 +136,7 @@ _ALL: dict[str, type[WardenError]] = {
     for cls in (
         WardenError,
         InvalidRequest,
+        NotSupported,
         Unauthenticated,
         Forbidden,
         NotFound,

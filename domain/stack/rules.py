@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.errors import Conflict, InvalidRequest, NotFound, NotSupported
 from domain.guards import ensure_idle, locked_conflict
 from domain.hot.template import Template, conditioned, load_template, resolve_parameters
 from domain.stack.groups import GroupMember, group_target, scaled_size
@@ -132,11 +132,10 @@ def ensure_can_unlock(state: StackState, req: StackOperationRequest | None = Non
 
 
 def ensure_can_cancel_update(state: StackState, req: StackOperationRequest | None = None) -> None:
-    """cancel_update only means something while an update runs."""
+    """cancel_update only means something while an update runs (Heat's 400 otherwise)."""
     if state.busy is None or state.busy.action != StackAction.UPDATE:
-        raise Conflict(
-            f"Cancelling update when stack is {state.stack_status} is not allowed; "
-            f"it must be UPDATE_IN_PROGRESS."
+        raise NotSupported(
+            f"Cancelling update when stack is {state.stack_status} is not supported."
         )
 
 

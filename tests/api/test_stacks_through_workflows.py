@@ -152,7 +152,10 @@ async def test_operations_the_workflow_rejects_answer_the_documented_errors(
     unknown = await api.patch(f"{url}/resources/ghost", json={"mark_unhealthy": True})
     assert_error(unknown, 404, "The Resource (ghost) could not be found in Stack shop.")
     not_updating = await api.post(f"{url}/actions", json={"cancel_update": None})
-    assert_error(not_updating, 409, "it must be UPDATE_IN_PROGRESS")
+    assert_error(
+        not_updating, 400, "Cancelling update when stack is CREATE_COMPLETE is not supported."
+    )
+    assert not_updating.json()["error"]["type"] == "NotSupported"
     # Rejections leave no trace: the stack still reads as created.
     assert (await api.get(url)).json()["stack"]["stack_status"] == "CREATE_COMPLETE"
 
