@@ -139,6 +139,14 @@ def _add(state: SimState, trunk: Record, wanted: list[SubPort], project_id: str)
         )
 
 
+def _release(state: SimState, port_ids: list[str]) -> None:
+    """Sub-ports the trunk no longer holds: owned by nothing again."""
+    for port_id in port_ids:
+        port = state.network.ports.get(port_id)
+        if port is not None:
+            set_device(state, port, "", "")
+
+
 def _sub_ports(items: list[dict[str, Any]]) -> list[SubPort]:
     try:
         return [SubPort.model_validate(item) for item in items]
@@ -223,10 +231,7 @@ async def remove_subports(request: Request, trunk_id: str, token: AuthToken) -> 
         if port_id not in held:
             raise fault("SubPortNotFound", trunk_id=trunk["id"], port_id=port_id)
     trunk["sub_ports"] = [s for s in trunk["sub_ports"] if s["port_id"] not in set(ids)]
-    for port_id in ids:
-        port = state.network.ports.get(port_id)
-        if port is not None:
-            set_device(state, port, "", "")
+    _release(state, ids)
     touch(state, trunk)
     _details(state, trunk)
     return JSONResponse(_shown(state, trunk))
@@ -248,10 +253,7 @@ async def delete_trunk(request: Request, trunk_id: str, token: AuthToken) -> Res
     parent = state.network.ports.get(trunk["port_id"])
     if parent is not None and parent["device_id"]:
         raise fault("TrunkInUse", trunk_id=trunk["id"])
-    for sub in trunk["sub_ports"]:
-        port = state.network.ports.get(sub["port_id"])
-        if port is not None:
-            set_device(state, port, "", "")
+    _release(state, [s["port_id"] for s in trunk["sub_ports"]])
     if parent is not None:
         parent.pop("trunk_details", None)
         touch(state, parent)

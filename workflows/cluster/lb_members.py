@@ -32,7 +32,7 @@ with workflow.unsafe.imports_passed_through():
         with_member,
     )
     from domain.errors import InvalidRequest
-    from workflows.cluster.retries import CLOUD_RETRY, POLL_RETRY
+    from workflows.cluster.retries import POLL_RETRY, cloud_call
     from workflows.entity import failure_reason
 
 #: A node's status reasons when its membership could not change (Senlin's words).
@@ -40,22 +40,12 @@ ADD_FAILED = "Failed in adding node into lb pool."
 REMOVE_FAILED = "Failed in removing node from lb pool."
 
 
-async def _call(method: Any, arg: Any, summary: str) -> Any:
-    return await workflow.execute_activity_method(
-        method,
-        arg,
-        start_to_close_timeout=timedelta(seconds=60),
-        retry_policy=CLOUD_RETRY,
-        summary=summary,
-    )
-
-
 async def wait_lb_active(loadbalancer_id: str, timeout_s: int, *, gone_ok: bool = False) -> None:
     """Until the load balancer's provisioning_status is ACTIVE (or, with `gone_ok`, it is
     gone); ActivityError after `timeout_s` (the policy's `lb_status_timeout`)."""
     ref = CloudRef(kind="loadbalancer", id=loadbalancer_id)
     if gone_ok:
-        found = await _call(CloudObjectActivities.show_cloud_object, ref, "is the LB there")
+        found = await cloud_call(CloudObjectActivities.show_cloud_object, ref, "is the LB there")
         if found is None:
             return
     await workflow.execute_activity_method(
@@ -108,7 +98,7 @@ async def create_lb(
     deleted again before the error is raised."""
     timeout = props.lb_status_timeout
     if props.loadbalancer:
-        found: CloudObject | None = await _call(
+        found: CloudObject | None = await cloud_call(
             CloudObjectActivities.find_cloud_object,
             CloudRef(kind="loadbalancer", id=props.loadbalancer),
             f"find load balancer {props.loadbalancer}",
@@ -142,7 +132,7 @@ async def create_lb(
         "flavor_id": props.flavor_id,
     }
     body.update({k: v for k, v in optional.items() if v})
-    lb: CloudObject = await _call(
+    lb: CloudObject = await cloud_call(
         CloudObjectActivities.create_cloud_object,
         CloudCreate(kind="loadbalancer", body=body, lookups=tuple(lookups), request_id=request_id),
         f"create load balancer {names['loadbalancer']}",
@@ -150,7 +140,7 @@ async def create_lb(
     made = LbResources(loadbalancer=lb.id, pool="", vip_address=lb.body.get("vip_address"))
     try:
         await wait_lb_active(lb.id, timeout)
-        listener: CloudObject = await _call(
+        listener: CloudObject = await cloud_call(
             CloudObjectActivities.create_cloud_object,
             CloudCreate(
                 kind="listener",
@@ -177,7 +167,7 @@ async def create_lb(
         }
         if persistence := _session_persistence(props):
             pool_body["session_persistence"] = persistence
-        pool: CloudObject = await _call(
+        pool: CloudObject = await cloud_call(
             CloudObjectActivities.create_cloud_object,
             CloudCreate(kind="pool", body=pool_body, request_id=f"{request_id}-pool"),
             f"create pool {names['pool']}",
@@ -185,7 +175,7 @@ async def create_lb(
         made = made.model_copy(update={"pool": pool.id})
         await wait_lb_active(lb.id, timeout)
         if monitor_body := _monitor_body(props, pool.id):
-            monitor_made: CloudObject = await _call(
+            monitor_made: CloudObject = await cloud_call(
                 CloudObjectActivities.create_cloud_object,
                 CloudCreate(kind="healthmonitor", body=monitor_body, request_id=f"{request_id}-hm"),
                 f"create the health monitor of {names['pool']}",
@@ -210,14 +200,14 @@ async def delete_lb(made: LbResources, timeout_s: int) -> None:
     for kind, object_id in parts:
         if not object_id:
             continue
-        await _call(
+        await cloud_call(
             CloudObjectActivities.delete_cloud_object,
             CloudRef(kind=kind, id=object_id),
             f"delete {kind} {object_id}",
         )
         await wait_lb_active(made.loadbalancer, timeout_s, gone_ok=True)
     ref = CloudRef(kind="loadbalancer", id=made.loadbalancer)
-    await _call(CloudObjectActivities.delete_cloud_object, ref, "delete the load balancer")
+    await cloud_call(CloudObjectActivities.delete_cloud_object, ref, "delete the load balancer")
     await workflow.execute_activity_method(
         CloudObjectActivities.wait_cloud_object_deleted,
         ref,
@@ -243,14 +233,14 @@ async def join_pool(binding: LbBinding, nodes: list[NodeState], request_id: str)
     joining = [n for n in joining if n.status == NodeStatus.ACTIVE]
     if made is None or not joining:
         return nodes
-    subnet: CloudObject | None = await _call(
+    subnet: CloudObject | None = await cloud_call(
         CloudObjectActivities.find_cloud_object,
         CloudRef(kind="subnet", id=props.pool.subnet),
         f"find subnet {props.pool.subnet}",
     )
     network: CloudObject | None = None
     if subnet is not None:
-        network = await _call(
+        network = await cloud_call(
             CloudObjectActivities.show_cloud_object,
             CloudRef(kind="network", id=str(subnet.body.get("network_id"))),
             "show the pool subnet's network",
@@ -274,7 +264,7 @@ async def _join(
 ) -> NodeState:
     assert node.physical_id is not None
     try:
-        server: CloudObject | None = await _call(
+        server: CloudObject | None = await cloud_call(
             CloudObjectActivities.show_cloud_object,
             CloudRef(kind="server", id=node.physical_id),
             f"addresses of {node.name}",
@@ -290,7 +280,7 @@ async def _join(
         except InvalidRequest as err:
             return _flagged(node, f"{ADD_FAILED} {err.message}")
         await wait_lb_active(made.loadbalancer, binding.timeout_s)
-        member: CloudObject = await _call(
+        member: CloudObject = await cloud_call(
             CloudObjectActivities.create_cloud_object,
             CloudCreate(
                 kind="member",
@@ -325,7 +315,7 @@ async def leave_pool(binding: LbBinding, nodes: list[NodeState]) -> list[NodeSta
             continue
         try:
             await wait_lb_active(made.loadbalancer, binding.timeout_s, gone_ok=True)
-            await _call(
+            await cloud_call(
                 CloudObjectActivities.delete_cloud_object,
                 CloudRef(kind="member", id=str(member_id), parent=made.pool),
                 f"remove {node.name} from pool {made.pool}",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
+from temporalio import workflow
 from temporalio.common import RetryPolicy
 
-__all__ = ["CLOUD_RETRY", "POLL_RETRY", "REMOVE_TIMEOUT", "SERVER_WAIT"]
+__all__ = ["CLOUD_RETRY", "POLL_RETRY", "REMOVE_TIMEOUT", "SERVER_WAIT", "cloud_call"]
 
 #: Cloud calls are idempotent (a retried create adopts the server it made), so retrying
 #: is always safe. 20 attempts (~8 minutes of back-off) outlast a cloud failing 30 % of
@@ -26,3 +28,14 @@ POLL_RETRY = RetryPolicy(
     maximum_interval=timedelta(seconds=10),
 )
 SERVER_WAIT = timedelta(minutes=10)
+
+
+async def cloud_call(activity: Any, arg: Any, summary: str) -> Any:
+    """One idempotent cloud activity, retried as `CLOUD_RETRY` says (a minute a try)."""
+    return await workflow.execute_activity_method(
+        activity,
+        arg,
+        start_to_close_timeout=timedelta(seconds=60),
+        retry_policy=CLOUD_RETRY,
+        summary=summary,
+    )

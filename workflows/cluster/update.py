@@ -53,7 +53,7 @@ with workflow.unsafe.imports_passed_through():
         wait_until_active,
         with_status,
     )
-    from workflows.cluster.retries import CLOUD_RETRY, POLL_RETRY, SERVER_WAIT
+    from workflows.cluster.retries import POLL_RETRY, SERVER_WAIT, cloud_call
     from workflows.cluster.scale_in import ScaleInInput, ScaleInWorkflow
     from workflows.cluster.stack_nodes import build_stack, update_stack
     from workflows.entity import failure_reason, record
@@ -170,13 +170,11 @@ class ClusterUpdateWorkflow:
         try:
             if changes.image is not None:
                 rebuild = RebuildRequest(physical_id=pid, image=changes.image)
-                await _server_call(
-                    RecoveryActivities.rebuild_server, rebuild, f"rebuild {node.name}"
-                )
+                await cloud_call(RecoveryActivities.rebuild_server, rebuild, f"rebuild {node.name}")
                 await wait_until_active(pid, node.name)
             if changes.flavor is not None:
                 resize = ResizeRequest(physical_id=pid, flavor=changes.flavor)
-                if await _server_call(
+                if await cloud_call(
                     RecoveryActivities.resize_server, resize, f"resize {node.name}"
                 ):
                     await workflow.execute_activity_method(
@@ -187,18 +185,18 @@ class ClusterUpdateWorkflow:
                         retry_policy=POLL_RETRY,
                         summary=f"wait for {node.name} VERIFY_RESIZE",
                     )
-                    await _server_call(
+                    await cloud_call(
                         RecoveryActivities.confirm_server_resize, pid, f"confirm {node.name}"
                     )
                     await wait_until_active(pid, node.name)
             if changes.admin_pass:
                 password = ServerPasswordRequest(physical_id=pid, admin_pass=changes.admin_pass)
-                await _server_call(
+                await cloud_call(
                     RecoveryActivities.change_server_password, password, f"password {node.name}"
                 )
             if changes.metadata is not None:
                 metadata = ServerMetadataRequest(physical_id=pid, metadata=changes.metadata)
-                await _server_call(
+                await cloud_call(
                     RecoveryActivities.update_server_metadata, metadata, f"metadata {node.name}"
                 )
         except ActivityError as err:
@@ -345,16 +343,6 @@ class ClusterUpdateWorkflow:
             removed=removed,
             error=f"Update stopped at batch {number}: {error}{detail}",
         )
-
-
-async def _server_call(activity: Any, arg: Any, summary: str) -> Any:
-    return await workflow.execute_activity_method(
-        activity,
-        arg,
-        start_to_close_timeout=timedelta(seconds=60),
-        retry_policy=CLOUD_RETRY,
-        summary=summary,
-    )
 
 
 def _on_new_profile(inp: ClusterUpdateInput, nodes: list[NodeState]) -> NodesOperationInput:

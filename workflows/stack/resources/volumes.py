@@ -30,6 +30,15 @@ async def _wait_volume(volume_id: str, ready: tuple[str, ...]) -> CloudObject:
     return found
 
 
+async def _act(volume_id: str, body: dict[str, Any]) -> None:
+    """A Cinder volume action, then the wait until the volume is usable again."""
+    action = CloudAction(
+        ref=CloudRef(kind="volume", id=volume_id), method="POST", suffix="/action", body=body
+    )
+    await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+    await _wait_volume(volume_id, ("available", "in-use"))
+
+
 class VolumeHandler(ApiObjectHandler):
     """A Cinder volume: name, description and metadata in place, a bigger size extends."""
 
@@ -43,24 +52,11 @@ class VolumeHandler(ApiObjectHandler):
         `migration_policy: never`), then the other fields."""
         size = volume.extend_to(current.resolved, props)
         if current.physical_id and size is not None:
-            action = CloudAction(
-                ref=CloudRef(kind="volume", id=current.physical_id),
-                method="POST",
-                suffix="/action",
-                body={"os-extend": {"new_size": size}},
-            )
-            await call_activity(CloudObjectActivities.act_on_cloud_object, action)
-            await _wait_volume(current.physical_id, ("available", "in-use"))
+            await _act(current.physical_id, {"os-extend": {"new_size": size}})
         new_type = volume.retype_to(current.resolved, props)
         if current.physical_id and new_type is not None:
-            retype = CloudAction(
-                ref=CloudRef(kind="volume", id=current.physical_id),
-                method="POST",
-                suffix="/action",
-                body={"os-retype": {"new_type": new_type, "migration_policy": "never"}},
-            )
-            await call_activity(CloudObjectActivities.act_on_cloud_object, retype)
-            await _wait_volume(current.physical_id, ("available", "in-use"))
+            retype = {"new_type": new_type, "migration_policy": "never"}
+            await _act(current.physical_id, {"os-retype": retype})
         return await super().update(ctx, current, props)
 
 
