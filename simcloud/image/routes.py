@@ -115,8 +115,10 @@ async def update_image(request: Request, image_id: str, _: AuthToken) -> JSONRes
 
 @router.delete("/v2/images/{image_id}", status_code=204)
 async def remove_image(request: Request, image_id: str, _: AuthToken) -> Response:
-    """Glance delete: 403 while protected."""
-    delete_image(state_of(request), image_id)
+    """Glance delete: 403 while protected; its members go with it."""
+    state = state_of(request)
+    delete_image(state, image_id)
+    state.images.members.pop(image_id, None)
     return Response(status_code=204)
 
 

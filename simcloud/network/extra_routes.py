@@ -9,59 +9,17 @@ Adding a route the router has already, or removing one it has not, changes nothi
 
 from __future__ import annotations
 
-import ipaddress
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from simcloud.identity import AuthToken
 from simcloud.network.bodies import read_json
-from simcloud.network.exceptions import fault, http_bad_request
+from simcloud.network.exceptions import http_bad_request
 from simcloud.network.records import owned, touch
-from simcloud.network.routers import INTERFACE_OWNER, ports_of
-from simcloud.network.state import Record
-from simcloud.state import SimState, state_of
+from simcloud.network.routers import check_nexthops, parse_routes
+from simcloud.state import state_of
 
 router = APIRouter(prefix="/v2.0/routers")
-
-
-def parse_routes(value: Any) -> list[dict[str, str]]:
-    """`routes` as Neutron validates them (400 for a malformed entry)."""
-    if not isinstance(value, list):
-        raise http_bad_request(f"Invalid input for routes. Reason: '{value}' is not a list.")
-    routes = []
-    for item in value:
-        if not isinstance(item, dict) or set(item) != {"destination", "nexthop"}:
-            raise http_bad_request(
-                f"Invalid input for routes. Reason: Validation of dictionary's keys failed. "
-                f"Expected keys: {{'destination', 'nexthop'}} Provided keys: {item!r}."
-            )
-        try:
-            destination = str(ipaddress.ip_network(str(item["destination"]), strict=False))
-            nexthop = str(ipaddress.ip_address(str(item["nexthop"])))
-        except ValueError as exc:
-            raise http_bad_request(f"Invalid input for routes. Reason: {exc}.") from exc
-        route = {"destination": destination, "nexthop": nexthop}
-        if route not in routes:
-            routes.append(route)
-    return routes
-
-
-def check_nexthops(state: SimState, router_record: Record, routes: list[dict[str, str]]) -> None:
-    """400 `InvalidRoutes` for a next hop on no subnet of the router's interfaces."""
-    cidrs = [
-        ipaddress.ip_network(state.network.subnets[ip["subnet_id"]]["cidr"])
-        for port in ports_of(state, router_record["id"], INTERFACE_OWNER)
-        for ip in port["fixed_ips"]
-        if ip["subnet_id"] in state.network.subnets
-    ]
-    for route in routes:
-        hop = ipaddress.ip_address(route["nexthop"])
-        if not any(hop in cidr for cidr in cidrs):
-            raise fault(
-                "InvalidRoutes", routes=[route], reason="the nexthop is not connected with router"
-            )
 
 
 async def _routes_of(request: Request) -> list[dict[str, str]]:

@@ -9,6 +9,9 @@ interfaces cannot be deleted.
 
 from __future__ import annotations
 
+import ipaddress
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
@@ -49,6 +52,13 @@ class RouterUpdate(BaseModel):
     external_gateway_info: GatewayInfo | None = None
 
 
+class RouterPut(RouterUpdate):
+    """A router update may also set the whole set of extra routes (`extraroute`; a
+    create may not)."""
+
+    routes: list[Any] | None = None
+
+
 class RouterCreate(RouterUpdate):
     """Neutron's `router` for create."""
 
@@ -63,6 +73,44 @@ def ports_of(state: SimState, router_id: str, owner: str) -> list[Record]:
     net = state.network
     ports = [net.ports[p] for p in net.device_ports.get(router_id, ())]
     return sorted((p for p in ports if p["device_owner"] == owner), key=lambda p: p["created_at"])
+
+
+def parse_routes(value: Any) -> list[dict[str, str]]:
+    """`routes` as Neutron validates them (400 for a malformed entry)."""
+    if not isinstance(value, list):
+        raise http_bad_request(f"Invalid input for routes. Reason: '{value}' is not a list.")
+    routes = []
+    for item in value:
+        if not isinstance(item, dict) or set(item) != {"destination", "nexthop"}:
+            raise http_bad_request(
+                f"Invalid input for routes. Reason: Validation of dictionary's keys failed. "
+                f"Expected keys: {{'destination', 'nexthop'}} Provided keys: {item!r}."
+            )
+        try:
+            destination = str(ipaddress.ip_network(str(item["destination"]), strict=False))
+            nexthop = str(ipaddress.ip_address(str(item["nexthop"])))
+        except ValueError as exc:
+            raise http_bad_request(f"Invalid input for routes. Reason: {exc}.") from exc
+        route = {"destination": destination, "nexthop": nexthop}
+        if route not in routes:
+            routes.append(route)
+    return routes
+
+
+def check_nexthops(state: SimState, router_record: Record, routes: list[dict[str, str]]) -> None:
+    """400 `InvalidRoutes` for a next hop on no subnet of the router's interfaces."""
+    cidrs = [
+        ipaddress.ip_network(state.network.subnets[ip["subnet_id"]]["cidr"])
+        for port in ports_of(state, router_record["id"], INTERFACE_OWNER)
+        for ip in port["fixed_ips"]
+        if ip["subnet_id"] in state.network.subnets
+    ]
+    for route in routes:
+        hop = ipaddress.ip_address(route["nexthop"])
+        if not any(hop in cidr for cidr in cidrs):
+            raise fault(
+                "InvalidRoutes", routes=[route], reason="the nexthop is not connected with router"
+            )
 
 
 def set_gateway(
@@ -177,9 +225,13 @@ async def put_router(request: Request, router_id: str, token: AuthToken) -> Resp
     """Neutron router update (a gateway set, moved or removed)."""
     state = state_of(request)
     record = owned(state, "routers", router_id, token.project_id, "update")
-    body = await read_update(request, "router", RouterUpdate, RouterCreate, record)
+    body = await read_update(request, "router", RouterPut, RouterCreate, record)
     if "external_gateway_info" in body.model_fields_set:
         set_gateway(state, record, body.external_gateway_info, "update")
+    if body.routes is not None:
+        routes = parse_routes(body.routes)
+        check_nexthops(state, record, routes)
+        record["routes"] = routes
     for key in ("name", "description", "admin_state_up"):
         if getattr(body, key) is not None:
             record[key] = getattr(body, key)

@@ -276,3 +276,21 @@ async def test_extra_routes_are_added_and_removed_atomically(client: httpx.Async
         f"{url}/add_extraroutes", json={"router": {"routes": [{"destination": "x"}]}}
     )
     assert bad.status_code == 400
+
+
+async def test_a_router_update_replaces_its_extra_routes_and_a_create_may_not_set_them(
+    client: httpx.AsyncClient,
+) -> None:
+    _, subnet = await network_with_subnet(client, "10.0.0.0/24")
+    router = await create(client, "routers", "router", name="r1")
+    assert (await interface(client, router["id"], "add", subnet_id=subnet["id"])).status_code == 200
+    url = f"{V2}/routers/{router['id']}"
+    routes = [{"destination": "10.0.20.0/24", "nexthop": "10.0.0.20"}]
+    updated = await client.put(url, json={"router": {"routes": routes}})
+    assert updated.status_code == 200 and updated.json()["router"]["routes"] == routes
+    cleared = await client.put(url, json={"router": {"routes": []}})
+    assert cleared.json()["router"]["routes"] == []
+    far = [{"destination": "10.0.20.0/24", "nexthop": "192.168.9.9"}]
+    error(await client.put(url, json={"router": {"routes": far}}), 400, "InvalidRoutes")
+    refused = await client.post(f"{V2}/routers", json={"router": {"name": "r2", "routes": []}})
+    assert refused.status_code == 400
