@@ -60,6 +60,7 @@ _STACK_ACTIONS: dict[str, Operation[StackState, StackOperationRequest, StackAcce
     "suspend": Ops.suspend,
     "resume": Ops.resume,
     "cancel_update": Ops.cancel_update,
+    "cancel_without_rollback": Ops.cancel_without_rollback,
 }
 
 
@@ -206,7 +207,8 @@ async def stack_action_route(
     temporal: TemporalDep,
     body: Annotated[dict[str, Any], Body()],
 ) -> Response:
-    """lock / unlock / check / suspend / resume / cancel_update: exactly one key."""
+    """lock / unlock / check / suspend / resume / cancel_update / cancel_without_rollback:
+    exactly one key."""
     name, lock = parse_stack_action(body)
     record = await stack.load()
     if lock is not None:

@@ -248,7 +248,15 @@ class LockBody(StrictModel):
 
 
 #: The stack actions, and whether each takes a body.
-STACK_ACTIONS = ("lock", "unlock", "check", "suspend", "resume", "cancel_update")
+STACK_ACTIONS = (
+    "lock",
+    "unlock",
+    "check",
+    "suspend",
+    "resume",
+    "cancel_update",
+    "cancel_without_rollback",
+)
 
 
 def parse_stack_action(body: object) -> tuple[str, LockBody | None]:

@@ -139,6 +139,16 @@ def ensure_can_cancel_update(state: StackState, req: StackOperationRequest | Non
         )
 
 
+def ensure_can_cancel_without_rollback(
+    state: StackState, req: StackOperationRequest | None = None
+) -> None:
+    """cancel_without_rollback stops a running create or update (Heat's 400 otherwise)."""
+    if state.busy is None or state.busy.action not in (StackAction.CREATE, StackAction.UPDATE):
+        raise NotSupported(
+            f"Cancelling update when stack is {state.stack_status} is not supported."
+        )
+
+
 def ensure_can_unset_hook(state: StackState, req: UnsetHookRequest) -> None:
     """Heat's checks of `unset_hook`: a hook type the resource has, on a busy stack
     (only a running operation waits at a hook)."""

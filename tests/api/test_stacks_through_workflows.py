@@ -156,6 +156,8 @@ async def test_operations_the_workflow_rejects_answer_the_documented_errors(
         not_updating, 400, "Cancelling update when stack is CREATE_COMPLETE is not supported."
     )
     assert not_updating.json()["error"]["type"] == "NotSupported"
+    idle = await api.post(f"{url}/actions", json={"cancel_without_rollback": None})
+    assert_error(idle, 400, "Cancelling update when stack is CREATE_COMPLETE is not supported.")
     # Rejections leave no trace: the stack still reads as created.
     assert (await api.get(url)).json()["stack"]["stack_status"] == "CREATE_COMPLETE"
 

@@ -947,3 +947,36 @@ async def test_deletion_policy_retain_keeps_the_server_when_replaced_and_on_dele
     assert other not in harness.cloud.servers
     reasons = [e.status_reason for e in harness.rows(EventRecord, stack_id=stack_id)]
     assert f"Retained {second} (deletion_policy: Retain)" in reasons
+
+
+async def test_cancel_without_rollback_stops_a_create_and_leaves_it_failed(
+    own_harness: Harness,
+) -> None:
+    h = own_harness
+    slow = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "first": {"type": "OS::Heat::TestResource", "properties": {"value": "a"}},
+            "second": {
+                "type": "OS::Heat::TestResource",
+                "properties": {"action_wait_secs": {"create": 3600}},
+                "depends_on": "first",
+            },
+        },
+    }
+    handle, stack_id = await create_stack(h, slow, disable_rollback=False, wait=False)
+
+    async def waiting() -> bool:
+        return "second" in resources(h, stack_id)
+
+    await eventually(waiting, timeout=30, what="the second resource waiting")
+    await send(handle, "cancel_without_rollback", StackOperationRequest())
+    stack = await stack_settles(h, stack_id)
+    assert (f"{stack.action}_{stack.status}", stack.status_reason) == (
+        "CREATE_FAILED",
+        "Stack CREATE cancelled",
+    )
+    assert "first" in resources(h, stack_id)  # no rollback: what was made stays
+    with pytest.raises(WorkflowUpdateFailedError) as refused:
+        await send(handle, "cancel_without_rollback", StackOperationRequest())
+    assert "is not supported" in str(refused.value.cause)

@@ -22,6 +22,7 @@ from domain.stack.requests import (
 )
 from domain.stack.rules import (
     ensure_can_cancel_update,
+    ensure_can_cancel_without_rollback,
     ensure_can_deliver,
     ensure_can_lock,
     ensure_can_mark,
@@ -119,6 +120,11 @@ class StackOperations:
         "cancel_update", StackAction.UPDATE, StackOperationRequest, StackAccepted,
         ensure_can_cancel_update, signal=False, child=False,
         doc="Stop a running update (nothing new starts) and roll it back.",
+    )  # fmt: skip
+    cancel_without_rollback: Final = Operation(
+        "cancel_without_rollback", StackAction.UPDATE, StackOperationRequest, StackAccepted,
+        ensure_can_cancel_without_rollback, signal=False, child=False,
+        doc="Stop a running create or update (nothing new starts); it fails, no rollback.",
     )  # fmt: skip
     signal: Final = Operation(
         "signal", StackAction.UPDATE, ResourceSignalRequest, StackAccepted, ensure_can_signal,

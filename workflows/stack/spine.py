@@ -79,6 +79,8 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         self._begin(inp.state, inp.pending, inp.recent_action_ids, inp.history_limit)
         #: Why the running update was cancelled ("" when it was not).
         self.cancelled = ""
+        #: Whether the cancel asked for (`cancel_update`) rolls the operation back.
+        self.cancel_rolls_back = True
         #: The action whose accept already wrote it RUNNING (its start needs no write).
         self.written_running = ""
         #: (template, who requires each resource in it): parsed once per template, not
@@ -113,14 +115,16 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
         return await self._perform(op, req, start)
 
     async def cancel_running(self, op: StackOp, req: StackOperationRequest) -> StackAccepted:
-        """Tell the running update's child to stop; the main loop then rolls it back."""
+        """Tell the running operation's child to stop; the main loop then rolls it back
+        (`cancel_update`) or lets it fail (`cancel_without_rollback`)."""
         async with self.mutex:
             self._checked(lambda: op.rule(self.state, req))
             assert self.state.busy is not None
             action_id = self.state.busy.action_id
-            self.cancelled = "Stack UPDATE cancelled"
-            event = stack_event(self.state, "cancel_update requested", action_id)
-            await record(ChangeSet(events=[event]), summary="cancel_update requested")
+            self.cancelled = f"Stack {self.state.busy.action.value} cancelled"
+            self.cancel_rolls_back = op.name == "cancel_update"
+            event = stack_event(self.state, f"{op.name} requested", action_id)
+            await record(ChangeSet(events=[event]), summary=f"{op.name} requested")
             handle = workflow.get_external_workflow_handle(
                 ids.stack_operation(self.state.spec.stack_id, action_id)
             )
@@ -305,7 +309,7 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
     # ---- execution (the main loop) ----
 
     async def _execute(self, op: StackOperation) -> None:
-        self.cancelled = ""
+        self.cancelled, self.cancel_rolls_back = "", True
         if self.written_running != op.action_id:  # carried over, or accepted before the patch
             await record(
                 ChangeSet(
@@ -319,7 +323,9 @@ class StackSpine(EntityWorkflow[StackState, StackOperation, StackAccepted]):
                 summary=f"start {op.action.value}",
             )
         result = await self._run_child(op, op.action, operation_input(self.state, op))
-        rolls_back = self.cancelled or not self.state.disable_rollback
+        # A cancel decides (cancel_update rolls back, cancel_without_rollback does not);
+        # a failure rolls back unless the stack disables it.
+        rolls_back = self.cancel_rolls_back if self.cancelled else not self.state.disable_rollback
         if result.error and op.action in (StackAction.CREATE, StackAction.UPDATE) and rolls_back:
             previous = (self.state.template, self.state.parameters)
             await self._finish(op, op.action, result, final=False)

@@ -31,6 +31,7 @@ class StackWorkflow(StackSpine):
     lock, lock_signal = update_and_signal(Ops.lock, StackSpine.accept_lock)
     unlock, unlock_signal = update_and_signal(Ops.unlock, StackSpine.accept)
     cancel_update = update_handler(Ops.cancel_update, StackSpine.cancel_running)
+    cancel_without_rollback = update_handler(Ops.cancel_without_rollback, StackSpine.cancel_running)
     signal, signal_twin = update_and_signal(Ops.signal, StackSpine.scale)
     unset_hook = update_handler(Ops.unset_hook, StackSpine.clear_hook)
     deliver_signal, deliver_signal_twin = update_and_signal(Ops.deliver_signal, StackSpine.deliver)
