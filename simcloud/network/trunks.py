@@ -60,12 +60,6 @@ class TrunkCreate(TrunkUpdate):
     sub_ports: list[SubPort] = []
 
 
-class SubPortsBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    sub_ports: list[dict[str, Any]]
-
-
 def trunk_of_port(state: SimState, port_id: str) -> Record | None:
     """The trunk whose parent `port_id` is, if any."""
     return next((t for t in state.network.trunks.values() if t["port_id"] == port_id), None)
@@ -212,8 +206,7 @@ async def add_subports(request: Request, trunk_id: str, token: AuthToken) -> Res
     """Add sub-ports; the trunk as it is then."""
     state = state_of(request)
     trunk = owned(state, "trunks", trunk_id, token.project_id, "update")
-    body = SubPortsBody.model_validate(await _object(request))
-    _add(state, trunk, _sub_ports(body.sub_ports), token.project_id)
+    _add(state, trunk, _sub_ports(await _sub_port_items(request)), token.project_id)
     touch(state, trunk)
     _details(state, trunk)
     return JSONResponse(_shown(state, trunk))
@@ -224,13 +217,13 @@ async def remove_subports(request: Request, trunk_id: str, token: AuthToken) -> 
     """Remove sub-ports by port id (404 for one the trunk has not got)."""
     state = state_of(request)
     trunk = owned(state, "trunks", trunk_id, token.project_id, "update")
-    body = SubPortsBody.model_validate(await _object(request))
-    ids = [str(item.get("port_id", "")) for item in body.sub_ports]
+    ids = [str(item.get("port_id", "")) for item in await _sub_port_items(request)]
     held = {s["port_id"] for s in trunk["sub_ports"]}
     for port_id in ids:
         if port_id not in held:
             raise fault("SubPortNotFound", trunk_id=trunk["id"], port_id=port_id)
-    trunk["sub_ports"] = [s for s in trunk["sub_ports"] if s["port_id"] not in set(ids)]
+    gone = set(ids)
+    trunk["sub_ports"] = [s for s in trunk["sub_ports"] if s["port_id"] not in gone]
     _release(state, ids)
     touch(state, trunk)
     _details(state, trunk)
@@ -261,8 +254,10 @@ async def delete_trunk(request: Request, trunk_id: str, token: AuthToken) -> Res
     return Response(status_code=204)
 
 
-async def _object(request: Request) -> dict[str, Any]:
+async def _sub_port_items(request: Request) -> list[dict[str, Any]]:
+    """The `{"sub_ports": [{...}, ...]}` of an add or remove (400 for any other body)."""
     body = await read_json(request)
-    if not isinstance(body, dict) or not isinstance(body.get("sub_ports"), list):
+    items = body.get("sub_ports") if isinstance(body, dict) and set(body) == {"sub_ports"} else None
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
         raise http_bad_request("Invalid input: a list of sub_ports is required")
-    return body
+    return items

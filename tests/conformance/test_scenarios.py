@@ -489,26 +489,9 @@ async def test_a_servers_new_subnet_is_attached_in_place(
 ) -> None:
     """Heat's interface update: the server stays, its port on the old subnet is detached
     and one on the new subnet attached; the stack then deletes cleanly."""
-    name = f"cf-{uuid.uuid4().hex[:6]}"
     async with conformance.client() as api:
-        base = "/v1/demo/stacks"
-        created = await api.post(
-            base, json={"stack_name": name, "template": _server_on("subnet_a")}
-        )
-        assert created.status_code == 201, created.text
-        url = f"{base}/{name}/{created.json()['stack']['id']}"
-        stack = await _settled(api, url)
-        assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
-        server_id = (await api.get(f"{url}/resources/web")).json()["resource"][
-            "physical_resource_id"
-        ]
-
-        moved = await api.put(url, json={"template": _server_on("subnet_b")})
-        assert moved.status_code == 202, moved.text
-        stack = await _settled(api, url)
-        assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
-        web = (await api.get(f"{url}/resources/web")).json()["resource"]
-        assert web["physical_resource_id"] == server_id
+        url, server_id = await _server_stack(api, _server_on("subnet_a"))
+        await _updated_in_place(api, url, _server_on("subnet_b"), server_id)
 
         async def on_new_subnet() -> list[str] | None:
             async with conformance.target.session() as cloud:
@@ -521,8 +504,7 @@ async def test_a_servers_new_subnet_is_attached_in_place(
             )
 
         assert len(await eventually(on_new_subnet, timeout=60, what="only the new port")) == 1
-        assert (await api.delete(url)).status_code == 204
-        await eventually(lambda: _gone(api, url), timeout=OPERATION_TIMEOUT, what="stack deleted")
+        await _deleted(api, url)
 
 
 def _sized(flavor: str) -> dict[str, Any]:
@@ -536,25 +518,41 @@ def _sized(flavor: str) -> dict[str, Any]:
 async def test_a_servers_new_flavor_resizes_it_in_place(conformance: ConformanceWarden) -> None:
     """Heat's RESIZE: Nova resizes the same server, Warden confirms it once Nova waits in
     VERIFY_RESIZE; the stack then deletes cleanly."""
-    name = f"cf-{uuid.uuid4().hex[:6]}"
     async with conformance.client() as api:
-        base = "/v1/demo/stacks"
-        created = await api.post(base, json={"stack_name": name, "template": _sized("m1.tiny")})
-        assert created.status_code == 201, created.text
-        url = f"{base}/{name}/{created.json()['stack']['id']}"
-        stack = await _settled(api, url)
-        assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
-        web = (await api.get(f"{url}/resources/web")).json()["resource"]
-        server_id = web["physical_resource_id"]
-
-        resized = await api.put(url, json={"template": _sized("m1.small")})
-        assert resized.status_code == 202, resized.text
-        stack = await _settled(api, url)
-        assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
-        web = (await api.get(f"{url}/resources/web")).json()["resource"]
-        assert web["physical_resource_id"] == server_id
+        url, server_id = await _server_stack(api, _sized("m1.tiny"))
+        await _updated_in_place(api, url, _sized("m1.small"), server_id)
         async with conformance.target.session() as cloud:
             server = await cloud.compute.get_server(server_id)
         assert (server.status, server.flavor) == ("ACTIVE", "m1.small")
-        assert (await api.delete(url)).status_code == 204
-        await eventually(lambda: _gone(api, url), timeout=OPERATION_TIMEOUT, what="stack deleted")
+        await _deleted(api, url)
+
+
+async def _server_stack(api: httpx.AsyncClient, template: dict[str, Any]) -> tuple[str, str]:
+    """A new stack of `template` once CREATE_COMPLETE: its URL and its `web` server's id."""
+    name = f"cf-{uuid.uuid4().hex[:6]}"
+    base = "/v1/demo/stacks"
+    created = await api.post(base, json={"stack_name": name, "template": template})
+    assert created.status_code == 201, created.text
+    url = f"{base}/{name}/{created.json()['stack']['id']}"
+    stack = await _settled(api, url)
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    web = (await api.get(f"{url}/resources/web")).json()["resource"]
+    return url, str(web["physical_resource_id"])
+
+
+async def _updated_in_place(
+    api: httpx.AsyncClient, url: str, template: dict[str, Any], server_id: str
+) -> None:
+    """The stack updated to `template`, UPDATE_COMPLETE, on the same `web` server."""
+    updated = await api.put(url, json={"template": template})
+    assert updated.status_code == 202, updated.text
+    stack = await _settled(api, url)
+    assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
+    web = (await api.get(f"{url}/resources/web")).json()["resource"]
+    assert web["physical_resource_id"] == server_id
+
+
+async def _deleted(api: httpx.AsyncClient, url: str) -> None:
+    """The stack deleted, and gone."""
+    assert (await api.delete(url)).status_code == 204
+    await eventually(lambda: _gone(api, url), timeout=OPERATION_TIMEOUT, what="stack deleted")

@@ -85,6 +85,9 @@ async def test_neutrons_trunk_refusals(client: httpx.AsyncClient) -> None:
         f"{url}/remove_subports", json={"sub_ports": [{"port_id": other["id"]}]}
     )
     error(missing, 404, "SubPortNotFound")
+    bodies: list[Any] = [{"sub_ports": [twice], "extra": 1}, {"sub_ports": ["x"]}, []]
+    for bad in bodies:
+        assert (await client.put(f"{url}/add_subports", json=bad)).status_code == 400
     error(await client.delete(f"{V2}/ports/{parent['id']}"), 409, "PortInUseAsTrunkParent")
     error(await client.delete(f"{V2}/ports/{one['id']}"), 409, "PortInUseAsSubPort")
     assert "trunk" in {
