@@ -10,6 +10,7 @@ from temporalio import activity
 
 from activities.cloud.collections import CollectionClient
 from activities.cloud.compute import ComputeClient
+from activities.cloud.reads import read
 from activities.errors import application_error
 from activities.server_networking import release_owned
 from domain.errors import BackendNotFound, WardenError
@@ -52,8 +53,9 @@ class NodeActivities:
         """Delete the node's other servers: one a RECREATE could not delete, or the
         duplicate a create made when its answer came after the client's timeout."""
         assert removal.name is not None
-        servers = await self._compute.list_servers(
-            name=f"^{re.escape(removal.name)}$", metadata={NODE_KEY: removal.node_id}
+        name = f"^{re.escape(removal.name)}$"
+        servers = await read(
+            lambda: self._compute.list_servers(name=name, metadata={NODE_KEY: removal.node_id})
         )
         leftovers = [
             s.id for s in servers if s.id != removal.physical_id and s.status.upper() != "DELETED"
@@ -73,7 +75,7 @@ class NodeActivities:
         interval = POLL_INTERVAL_S
         while True:
             try:
-                server = await self._compute.get_server(physical_id)
+                server = await read(lambda: self._compute.get_server(physical_id))
             except BackendNotFound:
                 return
             if server.status.upper() == "DELETED":

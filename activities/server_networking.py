@@ -11,12 +11,14 @@ the server's id (`warden-server-<id>`) and deletes them with the server.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from activities.attempts import retry_since
 from activities.cloud.collections import CollectionClient, collection
 from activities.cloud.compute import ComputeClient
+from activities.cloud.reads import read
 from domain.errors import BackendNotFound, BackendUnavailable
 from domain.server_networks import Interface, plan_interfaces
 from domain.servers import NetworkRequest, ServerNetworksUpdate, ServerRequest
@@ -131,10 +133,10 @@ async def release_owned(
     is deleted once it is unbound, waiting up to `wait_s`, then a retryable error.
     """
     tag = server_tag(server_id)
-    ports = await objects.list(collection("port"), {"tags": tag})
+    ports = await read(lambda: objects.list(collection("port"), {"tags": tag}))
     if not ports:
         return  # Warden made no port for it, so no floating IP either (one call)
-    for fip in await objects.list(collection("floating_ip"), {"tags": tag}):
+    for fip in await read(lambda: objects.list(collection("floating_ip"), {"tags": tag})):
         await objects.delete(collection("floating_ip"), str(fip["id"]))
     bound = {str(p["id"]) for p in ports if p.get("device_id") == server_id}
     for port in ports:
@@ -144,7 +146,7 @@ async def release_owned(
     async def still_bound() -> set[str]:
         for port_id in sorted(bound):
             try:
-                shown = await objects.show(collection("port"), port_id)
+                shown = await read(functools.partial(objects.show, collection("port"), port_id))
             except BackendNotFound:
                 shown = {}
             if shown.get("device_id") != server_id:

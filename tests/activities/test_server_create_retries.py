@@ -257,3 +257,37 @@ async def test_a_persistent_500_fails_the_create_after_a_few_attempts_an_outage_
     await sim.api_faults(1.0, 503, match=CREATE)
     outage = await attempt(compute, request, 10)
     assert (outage.type, outage.non_retryable) == ("BackendUnavailable", False)
+
+
+async def test_node_removal_rides_out_failing_reads_within_one_attempt(
+    cloud: CloudSession, compute: ComputeActivities, sim: SimControl, tmp_path: Path
+) -> None:
+    """Two 503s on the reads while the server goes away: the same attempt goes on."""
+    the_node = node()
+    made = await ActivityEnvironment().run(
+        compute.create_server, server_request(PROFILE, "cluster-1", the_node, request_id="n")
+    )
+    engine = make_engine(f"sqlite:///{tmp_path / 'warden.db'}")
+    migrate(engine)
+    removal = NodeRemoval(
+        node_id=the_node.node_id,
+        name=the_node.name,
+        physical_id=made.physical_id,
+        changes=ChangeSet(),
+    )
+    remove = NodeActivities(cloud.compute, cloud.collections, engine).remove_node
+    await sim.api_faults(1.0, 503, match="^GET ", max_errors=2)
+
+    await ActivityEnvironment().run(remove, removal)
+
+    assert await servers_named(cloud, "web-1") == []
+    # A write that fails still fails the attempt, for Temporal to retry.
+    again = await ActivityEnvironment().run(
+        compute.create_server, server_request(PROFILE, "cluster-1", the_node, request_id="m")
+    )
+    await sim.api_faults(1.0, 503, match="^DELETE ", max_errors=1)
+    with pytest.raises(ApplicationError) as failed:
+        await ActivityEnvironment().run(
+            remove, removal.model_copy(update={"physical_id": again.physical_id})
+        )
+    assert (failed.value.type, failed.value.non_retryable) == ("BackendUnavailable", False)

@@ -209,12 +209,11 @@ async def test_api_killed_mid_create_has_no_effect_on_the_create(own_warden: War
 async def test_flaky_slow_cloud_scale_in_and_recovery_leave_no_orphans(own_warden: Warden) -> None:
     """30 % of cloud calls fail with a 503, each takes 500 ms; fencing is on.
 
-    Usually 15-35 s, with a long tail: any 5xx fails a whole multi-call attempt
-    (`remove_node`: DELETE + GET; `create_server`: list + POST + GET) and retries back
-    off exponentially to 30 s. Measured here: 2-3 % of such activities need a minute
-    or more, ~0.3 % two and a half minutes; 0.07-0.13 % use up all 10 attempts. A
-    recovery whose fence fails (three attempts to delete, three to power off, each
-    ended by its first 5xx) is tried again by the health manager.
+    Usually 15-50 s, with a tail: a 5xx on a write fails a whole multi-call attempt
+    (`create_server`: list + POST + GET; a removal's reads are repeated on the spot, its
+    DELETE is not) and retries back off exponentially to 30 s (CLOUD_RETRY). A recovery
+    whose fence fails (three attempts to delete, three to power off, each ended by its
+    first 5xx) is tried again by the health manager.
     """
     warden = own_warden
     async with warden.client() as api, httpx.AsyncClient(base_url=warden.simcloud_url) as sim:
