@@ -19,7 +19,8 @@ from activities.server_networking import (
     update_networks,
 )
 from domain.cluster.server_details import details_error, flavor_name, server_details
-from domain.errors import BackendNotFound, WardenError
+from domain.errors import BackendConflict, BackendNotFound, WardenError
+from domain.hot.cloud_lookups import AVAILABILITY_ZONE, FINDERS, ConstraintCheck
 from domain.servers import ServerInfo, ServerNetworksUpdate, ServerRequest, ServerStatuses
 
 #: Server statuses from which waiting for ACTIVE is pointless.
@@ -202,6 +203,37 @@ class ComputeActivities:
         except WardenError as err:
             raise application_error(err) from err
         raise ServerNotReady(f"Server {physical_id} is still {server.status}")
+
+    @activity.defn(name="check_cloud_constraints")
+    async def check_cloud_constraints(self, checks: list[ConstraintCheck]) -> str | None:
+        """The first check the cloud fails, in the words of the API that asked; None
+        when all pass. Each (constraint, value) is looked up once, however many fields
+        name it."""
+        seen: dict[tuple[str, str], str | None] = {}
+        try:
+            for check in checks:
+                key = (check.constraint, check.value)
+                if key not in seen:
+                    seen[key] = await self._problem(check)
+                problem = seen[key]
+                if problem is not None:
+                    return check.refusal(problem)
+        except WardenError as err:
+            raise application_error(err) from err
+        return None
+
+    async def _problem(self, check: ConstraintCheck) -> str | None:
+        finder = FINDERS[check.constraint]
+        if check.constraint == AVAILABILITY_ZONE:
+            zones = await self._compute.availability_zones()
+            return None if check.value in zones else finder.missing.format(value=check.value)
+        try:
+            await self._objects.find(collection(finder.kind), check.value)
+        except BackendNotFound:
+            return finder.missing.format(value=check.value)
+        except BackendConflict:
+            return finder.ambiguous.format(value=check.value)
+        return None
 
     @activity.defn(name="get_server_details")
     async def get_server_details(self, physical_ids: list[str]) -> dict[str, dict[str, Any]]:

@@ -14,6 +14,7 @@ from api.remote_stacks import RemoteHeat
 from api.schemas.stacks import HeatInputs, StackCreate
 from api.temporal import TemporalGateway
 from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.hot.cloud_lookups import ConstraintCheck, template_lookups
 from domain.hot.environment import (
     environment_breakpoints,
     expand_template,
@@ -73,6 +74,44 @@ def prepared_template(
     return validated_template(template, parameters), parameters
 
 
+def constraint_checks(
+    template: dict[str, Any], parameters: dict[str, Any], pseudo: dict[str, Any]
+) -> list[ConstraintCheck]:
+    """The named cloud objects (flavors, images, networks…) a checked template needs."""
+    loaded = load_template(template)
+    return template_lookups(loaded, resolve_parameters(loaded, parameters, pseudo=pseudo))
+
+
+def stack_pseudo(project_id: str, name: str, stack_id: str) -> dict[str, Any]:
+    """The pseudo parameters of a stack (`OS::stack_name`…)."""
+    return {"OS::stack_name": name, "OS::stack_id": stack_id, "OS::project_id": project_id}
+
+
+async def ensure_cloud_has(temporal: TemporalGateway, checks: list[ConstraintCheck]) -> None:
+    """A 400 naming the first flavor, image, key pair… the cloud does not have."""
+    problem = await temporal.cloud_problem(checks)
+    if problem is not None:
+        raise InvalidRequest(problem)
+
+
+async def ensure_update_cloud_has(
+    temporal: TemporalGateway, record: StackRecord, template: dict[str, Any], params: dict[str, Any]
+) -> None:
+    """`ensure_cloud_has` for the values an update changes: a field that keeps its
+    value is not looked up again (Heat would, and refuse an update of a stack whose
+    image has since been deleted, though nothing is to boot from it)."""
+    pseudo = stack_pseudo(record.project_id, record.name, record.id)
+    checks = constraint_checks(template, params, pseudo)
+    try:
+        kept = {
+            (c.field, c.value)
+            for c in constraint_checks(record.template, record.parameters, pseudo)
+        }
+    except InvalidRequest:
+        kept = set()  # the current values read otherwise now: check every field
+    await ensure_cloud_has(temporal, [c for c in checks if (c.field, c.value) not in kept])
+
+
 def patched_template(
     raw: dict[str, Any] | str, inputs: HeatInputs, env: dict[str, Any]
 ) -> dict[str, Any]:
@@ -101,8 +140,10 @@ async def create_stack(
     taken: list[StackRecord] = await db.run(find_stacks_named, caller.project_id, body.stack_name)
     if any(s.parent_id is None for s in taken):
         raise Conflict(f"The Stack ({body.stack_name}) already exists.")
-    await remote_heat.check(caller, template, parameters)
     stack_id, action_id = str(uuid.uuid4()), new_action_id()
+    pseudo = stack_pseudo(caller.project_id, body.stack_name, stack_id)
+    await ensure_cloud_has(temporal, constraint_checks(template, parameters, pseudo))
+    await remote_heat.check(caller, template, parameters)
     spec = StackSpec(stack_id=stack_id, project_id=caller.project_id, name=body.stack_name)
     client = await temporal.client()
     start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(

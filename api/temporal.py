@@ -27,9 +27,11 @@ from config.temporal_client import TemporalConfigError, connect_temporal
 from domain.cluster.server_details import details_error
 from domain.engine_services import Poller
 from domain.errors import NotFound, TemporalUnavailable, WardenError, error_from_type
+from domain.hot.cloud_lookups import ConstraintCheck
 from healthcheck import HealthManager
 from workflows.node.messages import NODE_DETAILS_WORKFLOW
 from workflows.operation import ActionRequest, Operation
+from workflows.stack.messages import CLOUD_CHECKS_WORKFLOW
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -41,6 +43,9 @@ RequestT = TypeVar("RequestT", bound=ActionRequest)
 DESCRIBE_TIMEOUT = timedelta(seconds=2)
 #: How long a GET waits for the worker to read servers' details.
 DETAILS_TIMEOUT = timedelta(seconds=20)
+#: How long a create, preview or validate waits for the worker's lookups of the
+#: flavors, images, networks… its template names, before it goes on without them.
+CHECKS_TIMEOUT = timedelta(seconds=10)
 
 
 class TemporalGateway:
@@ -174,6 +179,31 @@ class TemporalGateway:
             reason = details_error(500, f"The servers could not be read: {err.cause or err}")
             return dict.fromkeys(physical_ids, reason)
         return details
+
+    async def cloud_problem(self, checks: list[ConstraintCheck]) -> str | None:
+        """What the cloud lacks of the objects a template names (`CloudChecksWorkflow`),
+        as Heat's 400 words it; None when it has them all. When the worker or the cloud
+        cannot tell in time, the request goes on: the resource's create then says it,
+        as it would of an object deleted after the check."""
+        if not checks:
+            return None
+        try:
+            client = await self.client()
+            problem: str | None = await self.call(
+                client.execute_workflow(
+                    CLOUD_CHECKS_WORKFLOW,
+                    checks,
+                    id=f"cloud-checks:{uuid.uuid4()}",
+                    task_queue=self.settings.task_queue,
+                    execution_timeout=CHECKS_TIMEOUT,
+                    rpc_timeout=max(self.rpc_timeout, CHECKS_TIMEOUT),
+                ),
+                subject="the cloud lookups",
+            )
+        except (WardenError, WorkflowFailureError, RPCError) as err:
+            logger.warning("Named cloud objects not checked (%d): %s", len(checks), err)
+            return None
+        return problem
 
     async def describe(self, workflow_id: str, result_type: type[BaseModel]) -> dict[str, Any]:
         """The workflow's `describe` query as JSON with `available: true`, or

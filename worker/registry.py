@@ -39,6 +39,7 @@ from workflows.cluster.workflow import ClusterWorkflow
 from workflows.health.manager import HealthManagerWorkflow
 from workflows.node.details import NodeDetailsWorkflow
 from workflows.node.workflow import NodeWorkflow
+from workflows.stack.cloud_checks import CloudChecksWorkflow
 from workflows.stack.operation import StackOperationWorkflow
 from workflows.stack.workflow import StackWorkflow
 
@@ -62,6 +63,7 @@ WORKFLOWS: Sequence[type] = (
     NodeDetailsWorkflow,
     StackWorkflow,
     StackOperationWorkflow,
+    CloudChecksWorkflow,
 )
 
 
@@ -104,6 +106,7 @@ async def serving_activities(
             compute.wait_server_deleted,
             compute.get_server_statuses,
             compute.get_server_details,
+            compute.check_cloud_constraints,
             nodes.remove_node,
             stacks.create_node_stack,
             stacks.wait_node_stack,

@@ -192,6 +192,19 @@ class ComputeClient:
         response = await self._call("GET", _path(server_id))
         return Server.from_api(json_body(response, f"compute GET server {server_id}", "server"))
 
+    async def availability_zones(self) -> list[str]:
+        """The names of the availability zones Nova says are available."""
+        response = await self._call("GET", "/os-availability-zone")
+        body = json_body(response, "compute GET /os-availability-zone")
+        zones = body.get("availabilityZoneInfo") if isinstance(body, dict) else None
+        if not isinstance(zones, list):
+            raise BackendError("compute API listed zones without 'availabilityZoneInfo'")
+        return [
+            str(z.get("zoneName"))
+            for z in zones
+            if isinstance(z, dict) and (z.get("zoneState") or {}).get("available")
+        ]
+
     async def list_servers(
         self,
         *,

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Response, status
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
-from api.deps import DbDep, SettingsDep
+from api.deps import DbDep, SettingsDep, TemporalDep
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.policies import (
     PolicyCreate,
@@ -21,7 +21,9 @@ from api.schemas.policies import (
 )
 from api.senlin_lists import PoliciesQuery, filter_and_page
 from domain.cluster.policies.specs import ParsedPolicy, parse_policy_spec
+from domain.cluster.policies.zone_placement import ZonePlacementProperties
 from domain.errors import Conflict, InvalidRequest, NotFound
+from domain.hot.cloud_lookups import AVAILABILITY_ZONE, ConstraintCheck
 from store.clusters import cluster_names_using_policy
 from store.columns import now_utc
 from store.policies import PolicyRecord, get_policy, list_policies
@@ -59,16 +61,35 @@ def _delete(session: Session, project_id: str, policy_id: str) -> None:
     session.delete(record)
 
 
+def zone_checks(parsed: ParsedPolicy) -> list[ConstraintCheck]:
+    """A zone placement policy's zones, which Nova must have (Senlin checks them at
+    create, not at validate: its `validate_props`)."""
+    if not isinstance(parsed.properties, ZonePlacementProperties):
+        return []
+    return [
+        ConstraintCheck(
+            constraint=AVAILABILITY_ZONE,
+            value=zone.name,
+            field="policy.spec.properties.zones",
+            missing=f"The specified name '{[zone.name]}' could not be found.",
+        )
+        for zone in parsed.properties.zones
+    ]
+
+
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=PolicyEnvelope)
 async def create_policy(
-    caller: WriterDep, db: DbDep, settings: SettingsDep, body: PolicyCreate
+    caller: WriterDep, db: DbDep, settings: SettingsDep, temporal: TemporalDep, body: PolicyCreate
 ) -> PolicyEnvelope:
-    """Create a deletion (1.1) or health (1.1) policy; an invalid spec is a 400."""
+    """Create a policy; an invalid spec, or zones Nova does not have, is a 400."""
     parsed = parse_policy_spec(
         body.policy.spec,
         min_interval=settings.health_check_interval_min,
         url_allowlist=settings.hook_url_allowlist,
     )
+    problem = await temporal.cloud_problem(zone_checks(parsed))
+    if problem is not None:
+        raise InvalidRequest(problem)
     record = await db.run(_insert, caller.project_id, body.policy.name, parsed)
     return PolicyEnvelope(policy=PolicyPublic.of(record))
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Response, status
 from sqlmodel import Session
 
 from api.auth import CallerDep, WriterDep
-from api.deps import DbDep
+from api.deps import DbDep, TemporalDep
 from api.schemas.common import ERROR_RESPONSES
 from api.schemas.profiles import (
     ProfileCreate,
@@ -21,7 +21,8 @@ from api.schemas.profiles import (
 )
 from api.senlin_lists import ProfilesQuery, filter_and_page
 from api.stack_service import validated_template
-from domain.cluster.profiles import AnyProfileSpec, parse_profile_spec
+from domain.cluster.profile_checks import server_profile_checks
+from domain.cluster.profiles import AnyProfileSpec, ProfileSpec, parse_profile_spec
 from domain.cluster.stack_profile import StackProfileSpec, no_template_message
 from domain.errors import Conflict, InvalidRequest, NotFound
 from domain.hot.environment import (
@@ -114,10 +115,17 @@ async def create_profile(caller: WriterDep, db: DbDep, body: ProfileCreate) -> P
 
 
 @router.post("/validate", response_model=ProfileEnvelope)
-async def validate_profile(caller: CallerDep, body: ProfileValidate) -> ProfileEnvelope:
-    """Check a spec as a create would, store nothing (Senlin API 1.2); the profile it
-    would make, without an id."""
+async def validate_profile(
+    caller: CallerDep, temporal: TemporalDep, body: ProfileValidate
+) -> ProfileEnvelope:
+    """Check a spec as a create would and, as Senlin's validate does, that the cloud has
+    the zone, flavor, image, key pair and networks a server spec names; store nothing
+    (Senlin API 1.2). The profile it would make, without an id."""
     spec = checked_spec(body.profile.spec, "validated_profile", creating=False)
+    if isinstance(spec, ProfileSpec):
+        problem = await temporal.cloud_problem(server_profile_checks(spec.properties))
+        if problem is not None:
+            raise InvalidRequest(problem)
     now = now_utc()
     profile = ProfilePublic(
         id=None,

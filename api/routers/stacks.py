@@ -30,7 +30,10 @@ from api.schemas.stacks import (
     stack_href,
 )
 from api.stack_service import (
+    constraint_checks,
     create_stack,
+    ensure_cloud_has,
+    ensure_update_cloud_has,
     heat_environment,
     new_action_id,
     patched_template,
@@ -141,6 +144,7 @@ async def update_stack_route(
         raise InvalidRequest("Need more arguments: a template is required")
     env = heat_environment(body)
     template, parameters = prepared_template(body.template, body, env, body.parameters)
+    await ensure_update_cloud_has(temporal, record, template, parameters)
     await remote_heat.check(caller, template, parameters)
     request = StackOperationRequest(
         action_id=new_action_id(),
@@ -226,6 +230,7 @@ async def stack_action_route(
 async def preview_stack_route(
     caller: ProjectCaller,
     request: Request,
+    temporal: TemporalDep,
     body: StackCreate,
 ) -> JSONResponse:
     """What a create would make, without making anything (400 for an invalid template),
@@ -236,6 +241,8 @@ async def preview_stack_route(
         body.template, body, heat_environment(body), body.parameters
     )
     name, project = body.stack_name, caller.project_id
+    checks = constraint_checks(template, parameters, preview_pseudo(project, name))
+    await ensure_cloud_has(temporal, checks)
     resources = preview_resources(template, parameters, project_id=project, stack_name=name)
     description = str(template.get("description") or "") or "No description"
     shown = {**shown_parameters(template, parameters), **preview_pseudo(project, name)}

@@ -36,6 +36,8 @@ from workflows.operation import Operation
 
 #: Workflow type of the stack entity (started by name from a parent's operation).
 STACK_WORKFLOW = "StackWorkflow"
+#: Workflow type of the custom-constraint lookups (`workflows/stack/cloud_checks.py`).
+CLOUD_CHECKS_WORKFLOW = "CloudChecksWorkflow"
 #: Signal a nested stack sends to the operation that asked it for something.
 NESTED_FINISHED = "nested_finished"
 
