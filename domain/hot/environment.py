@@ -128,6 +128,9 @@ class _Expander:
                 expanded[name] = spec  # the template loader names the problem
                 continue
             kind = self.resolve_type(spec["type"], f"resources.{name}.type")
+            if kind == STACK:
+                expanded[name] = self.with_inner_template({**spec, "type": kind}, name, nesting)
+                continue
             if kind in RESOURCE_TYPES or kind not in self.files:
                 expanded[name] = self.with_members({**spec, "type": kind}, name, nesting)
                 continue
@@ -137,6 +140,29 @@ class _Expander:
             data = {**data, "resources": expanded}
         result: dict[str, Any] = _read_outputs_of(data, nested) if nested else data
         return result
+
+    def with_inner_template(self, spec: dict[str, Any], name: str, nesting: int) -> dict[str, Any]:
+        """An `OS::Heat::Stack` whose template (often a `get_file`) has template resources
+        or files of its own: they are resolved from this request's files, as Heat
+        resolves them from the parent's (and sends them along to a remote stack's Heat,
+        which here gets the template with them resolved)."""
+        props = spec.get("properties")
+        if not isinstance(props, dict):
+            return spec
+        inner = self.inline_files(props.get("template"))
+        if isinstance(inner, str):
+            try:
+                parsed = _yaml_template(inner, f"resources.{name}.properties.template")
+            except InvalidRequest:
+                return spec  # the nested stack's own checks say what is wrong with it
+        elif isinstance(inner, dict):
+            parsed = inner
+        else:
+            return spec
+        resolved = self.template(parsed, nesting + 1)
+        if resolved == parsed:
+            return spec
+        return {**spec, "properties": {**props, "template": resolved}}
 
     def with_members(self, spec: dict[str, Any], name: str, nesting: int) -> dict[str, Any]:
         """A group whose member definition names a template (directly or through the

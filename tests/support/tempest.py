@@ -55,6 +55,9 @@ cinder = true
 swift = false
 zaqar = false
 aodh = false
+[volume-feature-enabled]
+backup = false
+
 [heat_plugin]
 username = warden
 password = warden-secret
@@ -73,7 +76,7 @@ fixed_subnet_name = private-subnet
 hidden_stack_tag = data-processing-cluster
 network_for_ssh = private
 floating_network_name = public
-skip_scenario_tests = True
+skip_scenario_tests = False
 build_interval = 1
 build_timeout = 75
 [clustering]

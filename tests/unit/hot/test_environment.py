@@ -59,6 +59,25 @@ def test_template_resource_from_files_becomes_a_nested_stack_reading_its_outputs
     load_template(out)
 
 
+def test_a_stack_s_own_template_has_its_template_resources_resolved_from_the_files() -> None:
+    """Heat resolves them from the parent's files (and sends those to a remote stack's
+    Heat); Warden sends the template with them resolved."""
+    middle = "heat_template_version: 2016-10-14\nresources:\n  base: {type: box.yaml}\n"
+    props = {"template": {"get_file": "middle.yaml"}, "context": {"region_name": "R2"}}
+    files = {"middle.yaml": middle, "box.yaml": NESTED}
+    out = expand_template(
+        template(remote={"type": "OS::Heat::Stack", "properties": props}), files, {}
+    )
+    inner = out["resources"]["remote"]["properties"]["template"]
+    assert inner["resources"]["base"]["type"] == "OS::Heat::Stack"
+    assert inner["resources"]["base"]["properties"]["template"]["resources"]["box"]
+    assert out["resources"]["remote"]["properties"]["context"] == {"region_name": "R2"}
+    # A template with nothing to resolve is sent as it was written.
+    plain = {"template": {"get_file": "box.yaml"}}
+    out = expand_template(template(n={"type": "OS::Heat::Stack", "properties": plain}), files, {})
+    assert out["resources"]["n"]["properties"]["template"] == NESTED
+
+
 def test_get_file_inlines_the_text_and_a_missing_file_is_a_400() -> None:
     top = template(a={"type": "OS::Heat::TestResource", "properties": {"value": {"get_file": "m"}}})
     assert expand_template(top, {"m": "hi"}, {})["resources"]["a"]["properties"]["value"] == "hi"
