@@ -68,6 +68,12 @@ def parse_args(settings: Settings, argv: list[str] | None = None) -> argparse.Na
         "nodes over them)",
     )
     parser.add_argument(
+        "--compute-hosts",
+        default="simcloud",
+        help="Nova's compute hosts, comma-separated (an anti-affinity server group needs "
+        "a host per server)",
+    )
+    parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
     return parser.parse_args(argv)
@@ -114,6 +120,8 @@ def main(argv: list[str] | None = None) -> None:
         private_network=args.private_network or None,
         availability_zones=tuple(z.strip() for z in args.availability_zones.split(",") if z.strip())
         or ("nova",),
+        compute_hosts=tuple(h.strip() for h in args.compute_hosts.split(",") if h.strip())
+        or ("simcloud",),
         warden_url=args.warden_url or None,
         username=settings.cloud_username,
         password=password,

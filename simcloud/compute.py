@@ -32,6 +32,7 @@ from simcloud.listing import select
 from simcloud.network.devices import addresses_of_device, release_device_ports
 from simcloud.notifications import notifier_of
 from simcloud.ports import plug_server
+from simcloud.server_groups import group_of_hints
 from simcloud.server_resize import RESIZE_ACTIONS, resize_action
 from simcloud.servers import (
     check_action,
@@ -199,15 +200,17 @@ async def list_availability_zones(request: Request, _: AuthToken) -> Response:
 @router.post("/servers", status_code=202)
 async def create_server(request: Request, _: AuthToken) -> Response:
     """Nova create: 202 with the new id; BUILD until the build latency has passed."""
-    body = (await read_body(request, ServerCreateBody)).server
+    sent = await read_body(request, ServerCreateBody)
+    body = sent.server
     state = state_of(request)
     devices = _check_boot(state, body)
     if body.availability_zone and body.availability_zone not in state.config.availability_zones:
         raise bad_request("The requested availability zone is not available")
     check_create(state, str(body.flavorRef))
+    group = group_of_hints(state, sent.scheduler_hints)
     record = new_server(state, body.name, body.imageRef, str(body.flavorRef), body.metadata)
     record.tags = list(body.tags)
-    schedule(state, record)
+    schedule(state, record, group)
     record.static |= {
         "key_name": body.key_name,
         "config_drive": "True" if body.config_drive else "",

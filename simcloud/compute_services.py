@@ -9,6 +9,7 @@ stage makes a build fail on real Nova and on simcloud alike.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from typing import Annotated, Any, Literal
 
@@ -18,7 +19,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from simcloud.errors import SimError, bad_request, read_body
 from simcloud.identity import AuthToken
-from simcloud.state import ComputeService, ServerRecord, SimState, Task, isotime, state_of
+from simcloud.server_groups import join, pick_host
+from simcloud.state import (
+    ComputeService,
+    ServerGroup,
+    ServerRecord,
+    SimState,
+    Task,
+    isotime,
+    state_of,
+)
 
 router = APIRouter(prefix="/compute/v2.1")
 
@@ -50,17 +60,31 @@ def to_json(service: ComputeService) -> dict[str, Any]:
     }
 
 
-def has_valid_host(state: SimState) -> bool:
-    """Whether the scheduler finds a host: an enabled, up nova-compute."""
-    return any(
-        s.binary == "nova-compute" and s.status == "enabled" and not s.forced_down
+def valid_hosts(state: SimState) -> list[str]:
+    """The hosts the scheduler may use: those of an enabled, up nova-compute."""
+    return sorted(
+        s.host
         for s in state.compute_services.values()
+        if s.binary == "nova-compute" and s.status == "enabled" and not s.forced_down
     )
 
 
-def schedule(state: SimState, record: ServerRecord) -> None:
-    """Fail the build of a server no host can take, as Nova's scheduler does."""
-    if has_valid_host(state) or record.task is None:
+def has_valid_host(state: SimState) -> bool:
+    """Whether the scheduler finds a host: an enabled, up nova-compute."""
+    return bool(valid_hosts(state))
+
+
+def schedule(state: SimState, record: ServerRecord, group: ServerGroup | None = None) -> None:
+    """Put the server on a host (within its server group's policy), or fail its build as
+    Nova's scheduler does when no host can take it."""
+    if record.task is None:
+        return
+    host = pick_host(state, valid_hosts(state), group)
+    join(group, record)
+    if host is not None:
+        record.host = host
+        digest = hashlib.sha224((record.project_id + host).encode()).hexdigest()
+        record.static = record.static | {"hostId": digest}
         return
     record.task = Task("scheduling", "BUILD", record.task.done_at, "error")
     record.fault_message = NO_VALID_HOST

@@ -34,6 +34,9 @@ class SimConfig(BaseModel):
     region: str = "RegionOne"
     #: Nova's availability zones (`os-availability-zone`); a server asks for one of them.
     availability_zones: tuple[str, ...] = ("nova",)
+    #: Nova's compute hosts, each with its nova-compute service: the scheduler spreads
+    #: servers over them and honours server groups' (anti-)affinity on them.
+    compute_hosts: tuple[str, ...] = Field(("simcloud",), min_length=1, max_length=1000)
     #: Warden's API base URL: the catalog then lists `orchestration` (Heat) at
     #: `<url>/v1/<project id>` and `clustering` (Senlin) at `<url>/cluster`.
     warden_url: str | None = Field(None, pattern=r"^https?://")

@@ -94,11 +94,27 @@ class ServerRecord:
     addresses: Callable[[], dict[str, list[dict[str, Any]]]] | None = None
     #: (fields it was built from, metadata object, JSON text) of the last serialization.
     cached_json: tuple[tuple[Any, ...], dict[str, str], str] | None = None
+    #: The nova-compute host the scheduler put it on (None: not scheduled).
+    host: str | None = None
+
+
+@dataclass(slots=True)
+class ServerGroup:
+    """One of Nova's server groups (`os-server-groups`) and the servers in it."""
+
+    id: str
+    name: str
+    policy: str
+    rules: dict[str, Any]
+    project_id: str
+    user_id: str
+    members: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
 class ComputeService:
-    """One of Nova's services (`os-services`), on simcloud's one host."""
+    """One of Nova's services (`os-services`): one conductor and scheduler, and a
+    nova-compute on each of simcloud's hosts."""
 
     id: str
     binary: str
@@ -110,17 +126,21 @@ class ComputeService:
     forced_down: bool = False
 
 
-def default_compute_services(now: float) -> list[ComputeService]:
-    """The services of a one-host devstack: conductor, scheduler and compute."""
+def default_compute_services(
+    now: float, hosts: Sequence[str] = ("simcloud",)
+) -> list[ComputeService]:
+    """The services of a devstack: conductor and scheduler on the first host, a compute
+    on each (one host, `simcloud`, unless configured otherwise)."""
+
+    def service(binary: str, host: str, zone: str) -> ComputeService:
+        key = f"{binary}.simcloud" if host == "simcloud" else f"{binary}.{host}.simcloud"
+        return ComputeService(str(uuid.uuid5(uuid.NAMESPACE_DNS, key)), binary, host, zone, now)
+
+    first = hosts[0]
     return [
-        ComputeService(
-            str(uuid.uuid5(uuid.NAMESPACE_DNS, f"{binary}.simcloud")), binary, "simcloud", zone, now
-        )
-        for binary, zone in (
-            ("nova-conductor", "internal"),
-            ("nova-scheduler", "internal"),
-            ("nova-compute", "nova"),
-        )
+        service("nova-conductor", first, "internal"),
+        service("nova-scheduler", first, "internal"),
+        *(service("nova-compute", host, "nova") for host in hosts),
     ]
 
 
@@ -227,8 +247,10 @@ class SimState:
         self.compute_quotas: dict[str, int] = {"instances": -1, "cores": -1, "ram": -1}
         #: Nova's services (`os-services`): id → record; no enabled nova-compute, no host.
         self.compute_services: dict[str, ComputeService] = {
-            svc.id: svc for svc in default_compute_services(self.now())
+            svc.id: svc for svc in default_compute_services(self.now(), self.config.compute_hosts)
         }
+        #: Nova's server groups by id.
+        self.server_groups: dict[str, ServerGroup] = {}
         #: Nova's flavors: id → flavor, devstack's at every reset.
         self.flavors: dict[str, Flavor] = {f.id: f for f in FLAVORS}
         self.address_seq = 10
@@ -265,6 +287,9 @@ class SimState:
                 del self.by_name[record.name]
         if self.by_address.get(record.address) == server_id:
             del self.by_address[record.address]
+        for group in self.server_groups.values():
+            if server_id in group.members:
+                group.members.remove(server_id)
 
     def rename(self, record: ServerRecord, name: str) -> None:
         """Change a server's name, keeping the name index right."""
