@@ -24,6 +24,7 @@ from oslo_config import cfg
 TYPES = (
     "OS::Nova::Server",
     "OS::Nova::KeyPair",
+    "OS::Nova::ServerGroup",
     "OS::Neutron::Net",
     "OS::Neutron::Subnet",
     "OS::Neutron::Port",

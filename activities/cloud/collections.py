@@ -62,6 +62,8 @@ class Collection:
     #: Tags are a sub-resource (`PUT …/{id}/tags`) that no update body may set, and a
     #: create body only where the service allows (Neutron 29: a port's, no other).
     tag_resource: bool = False
+    #: Headers every call sends (a Nova microversion).
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 def _neutron(kind: str, path: str, key: str, label: str) -> Collection:
@@ -129,6 +131,17 @@ COLLECTIONS: Final[dict[str, Collection]] = {
             list_suffix="/detail",
             uuid_ids=False,
         ),
+        Collection(
+            "server_group",
+            "compute",
+            "/os-server-groups",
+            "server_group",
+            "server_groups",
+            "server group",
+            "none",
+            # `policy` and `rules` (Nova 2.64), as Heat sends them where Nova has them.
+            headers=(("OpenStack-API-Version", "compute 2.64"),),
+        ),
         _octavia("loadbalancer", "loadbalancers", "loadbalancer"),
         _octavia("listener", "listeners", "listener"),
         _octavia("pool", "pools", "pool"),
@@ -174,6 +187,8 @@ class CollectionClient:
         return coll.path
 
     async def _call(self, coll: Collection, method: str, path: str, **options: Any) -> Any:
+        if coll.headers:
+            options["headers"] = dict(coll.headers) | (options.get("headers") or {})
         response = await self._session.request(coll.service, method, path, **options)
         if response.status_code == 204 or not response.content:
             return None

@@ -44,7 +44,7 @@ from domain.stack.types.neutron import (
     subnet,
     trunk,
 )
-from domain.stack.types.nova import keypair
+from domain.stack.types.nova import keypair, server_group
 from domain.stack.types.octavia import resources as octavia
 
 __all__ = [
@@ -87,6 +87,7 @@ RESOURCE_TYPES: Final[dict[str, ResourceType]] = {
         scaling_policy.TYPE,
         resource_group.TYPE,
         keypair.TYPE,
+        server_group.TYPE,
         net.TYPE,
         subnet.TYPE,
         port.TYPE,

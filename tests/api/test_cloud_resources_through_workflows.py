@@ -563,3 +563,51 @@ async def test_an_images_members_and_active_flag_change_in_place_as_heat_does(
     )
     assert refused.status_code == 400
     assert "members property should only be specified for visibility" in refused.text
+
+
+def _grouped(policy: str, servers: int) -> dict[str, Any]:
+    hints = {"group": {"get_resource": "group"}}
+    resources: dict[str, Any] = {
+        "group": {"type": "OS::Nova::ServerGroup", "properties": {"policies": [policy]}}
+    }
+    for i in range(servers):
+        props = {"image": "cirros", "flavor": "m1.tiny", "scheduler_hints": hints}
+        resources[f"vm{i}"] = {"type": "OS::Nova::Server", "properties": props}
+    return hot(resources, {"group": {"value": {"get_attr": ["group", "show"]}}})
+
+
+async def test_a_server_group_places_its_servers_by_its_policy_as_nova_does(
+    running_warden: InProcessWarden,
+) -> None:
+    """simcloud here has two compute hosts: two anti-affine servers fit, a third does
+    not and fails the create with Nova's words; an update of the policy replaces the
+    group (Heat: no property updates in place)."""
+    api, objects = running_warden.api, running_warden.cloud.collections
+    url = await create(api, "spread", _grouped("anti-affinity", 2))
+    group_id = (await resource(api, url, "group"))["physical_resource_id"]
+    shown = await objects.show(collection("server_group"), group_id)
+    vms = [(await resource(api, url, f"vm{i}"))["physical_resource_id"] for i in range(2)]
+    assert (shown["policy"], sorted(shown["members"])) == ("anti-affinity", sorted(vms))
+    hosts = {(await objects.show(collection("server"), vm))["hostId"] for vm in vms}
+    assert len(hosts) == 2
+
+    crowded = await api.post(
+        STACKS, json={"stack_name": "crowded", "template": _grouped("anti-affinity", 3)}
+    )
+    assert crowded.status_code == 201, crowded.text
+    stack = await settled(api, f"{STACKS}/crowded/{crowded.json()['stack']['id']}")
+    assert stack["stack_status"] == "CREATE_FAILED"
+    assert "No valid host was found" in stack["stack_status_reason"]
+
+    together = await update(api, url, _grouped("affinity", 2))
+    assert together["stack_status"] == "UPDATE_COMPLETE", together["stack_status_reason"]
+    assert (await resource(api, url, "group"))["physical_resource_id"] != group_id
+    new_group = (await resource(api, url, "group"))["physical_resource_id"]
+    assert (await api.delete(url)).status_code == 204
+
+    async def gone() -> bool:
+        return (await api.get(url)).status_code == 404
+
+    await eventually(gone, timeout=30, what="the stack deleted")
+    left = {g["id"] for g in await objects.list(collection("server_group"), {})}
+    assert group_id not in left and new_group not in left

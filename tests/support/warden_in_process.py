@@ -102,7 +102,11 @@ async def in_process_warden(tmp_path: Path) -> AsyncIterator[InProcessWarden]:
 async def simcloud_session(settings: Settings) -> AsyncIterator[CloudSession]:
     """A driver session (the worker's) against a fresh simcloud app in this process."""
     # Three zones, so that a zone placement policy has somewhere to spread nodes.
-    app = create_simcloud(SimConfig(availability_zones=("nova", "az-2", "az-3")))
+    app = create_simcloud(
+        SimConfig(
+            availability_zones=("nova", "az-2", "az-3"), compute_hosts=("compute-1", "compute-2")
+        )
+    )
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with CloudSession(CloudConfig.from_settings(settings), transport=transport) as cloud:

@@ -57,6 +57,7 @@ def test_registry_keys_are_the_type_names_heat_uses() -> None:
         "OS::Neutron::Trunk",
         "OS::Nova::KeyPair",
         "OS::Nova::Server",
+        "OS::Nova::ServerGroup",
         "OS::Octavia::HealthMonitor",
         "OS::Octavia::Listener",
         "OS::Octavia::LoadBalancer",

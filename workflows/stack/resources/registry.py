@@ -37,7 +37,7 @@ with workflow.unsafe.imports_passed_through():
         subnet,
         trunk,
     )
-    from domain.stack.types.nova import keypair
+    from domain.stack.types.nova import keypair, server_group
     from domain.stack.types.octavia import resources as octavia
     from workflows.stack.nested import NestedContext
     from workflows.stack.resources.api_object import ApiObjectHandler
@@ -79,6 +79,7 @@ HANDLERS: Final[dict[str, ResourceHandler]] = {
     scaling_policy.NAME: ScalingPolicyHandler(),
     resource_group.NAME: ResourceGroupHandler(),
     keypair.NAME: KeypairHandler(),
+    server_group.NAME: ApiObjectHandler(server_group.API),
     net.NAME: ApiObjectHandler(net.API),
     subnet.NAME: ApiObjectHandler(subnet.API),
     port.NAME: ApiObjectHandler(port.API),
