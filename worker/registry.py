@@ -23,6 +23,10 @@ from activities.stack_nodes import StackNodeActivities
 from activities.store import StoreActivities
 from config import Settings
 from workflows.cluster.add_nodes import ClusterAddNodesWorkflow
+from workflows.cluster.affinity_policy import (
+    AffinityPolicyAttachWorkflow,
+    AffinityPolicyDetachWorkflow,
+)
 from workflows.cluster.lb_policy import LbPolicyAttachWorkflow, LbPolicyDetachWorkflow
 from workflows.cluster.node_deletion import NodeDeletionWorkflow
 from workflows.cluster.operations import (
@@ -53,6 +57,8 @@ WORKFLOWS: Sequence[type] = (
     ClusterReplaceNodesWorkflow,
     LbPolicyAttachWorkflow,
     LbPolicyDetachWorkflow,
+    AffinityPolicyAttachWorkflow,
+    AffinityPolicyDetachWorkflow,
     ServerOperationsWorkflow,
     ScaleInWorkflow,
     NodeDeletionWorkflow,

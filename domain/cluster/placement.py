@@ -12,8 +12,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from domain.cluster.nodes import NodeState
+from domain.cluster.policies.affinity import AffinityProperties
 from domain.cluster.policies.deletion import DeletionCriteria
 from domain.cluster.policies.specs import PolicyType
 from domain.cluster.policies.zone_placement import ZonePlacementProperties, create_plan
@@ -44,19 +46,52 @@ def distribution(nodes: Sequence[NodeState]) -> dict[str, int]:
     return dict(Counter(z for z in (zone_of(n) for n in nodes) if z is not None))
 
 
+def affinity_placement(state: ClusterState) -> dict[str, str]:
+    """What an attached, enabled affinity policy puts in each new node's placement: its
+    server group (`servergroup`) and zone (`zone`), as Senlin's `pre_op` does."""
+    for bound in state.policies:
+        if bound.type == PolicyType.AFFINITY.value and bound.enabled:
+            group = bound.data.get("servergroup_id")
+            zone = AffinityProperties.model_validate(bound.properties).availability_zone
+            entry = {"servergroup": str(group)} if group else {}
+            return entry | ({"zone": zone} if zone else {})
+    return {}
+
+
 def placed(state: ClusterState, new: list[NodeState]) -> list[NodeState]:
-    """`new` with the zones the policy's plan gives them (as they are without one)."""
+    """`new` with the zones the zone policy's plan gives them and the server group of
+    an affinity policy (as they are without either)."""
+    if not new:
+        return new
+    group = affinity_placement(state)
+    if group:
+        new = [
+            node.model_copy(update={"data": {**node.data, PLACEMENT: dict(group)}}) for node in new
+        ]
     policy = zone_policy(state)
-    if policy is None or not new:
+    if policy is None:
         return new
     plan = create_plan(distribution(state.nodes), policy.weights(), len(new), expand=True)
     if plan is None:
         return new
     zones = [zone for zone, count in sorted(plan.items()) for _ in range(count)]
     return [
-        node.model_copy(update={"data": {**node.data, PLACEMENT: {"zone": zone}}})
+        node.model_copy(
+            update={"data": {**node.data, PLACEMENT: {**_placement(node), "zone": zone}}}
+        )
         for node, zone in zip(new, zones, strict=False)
     ]
+
+
+def _placement(node: NodeState) -> dict[str, Any]:
+    found = node.data.get(PLACEMENT)
+    return dict(found) if isinstance(found, dict) else {}
+
+
+def server_group_of(node: NodeState) -> str | None:
+    """The server group the node was placed in (by an affinity policy), if any."""
+    group = _placement(node).get("servergroup")
+    return group if isinstance(group, str) and group else None
 
 
 def zone_victims(

@@ -36,6 +36,7 @@ _SINCE: Final = {
     ("senlin.policy.deletion", "1.1"): "2018.01",
     ("senlin.policy.health", "1.1"): "2018.09",
     ("senlin.policy.batch", "1.0"): "2017.02",
+    ("senlin.policy.affinity", "1.0"): "2016.10",
 }
 
 

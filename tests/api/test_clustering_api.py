@@ -162,6 +162,7 @@ async def test_profile_and_policy_types_list_as_the_microversion_says(
         ("senlin.policy.scaling", "1.0"),
         ("senlin.policy.loadbalance", "1.1"),
         ("senlin.policy.zone_placement", "1.0"),
+        ("senlin.policy.affinity", "1.0"),
     }
 
 

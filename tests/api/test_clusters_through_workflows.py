@@ -341,3 +341,67 @@ async def test_a_zone_placement_policy_spreads_servers_and_takes_victims_zone_by
     assert await zones() == ["az-2", "nova"]
     live = {s.id for s in await compute.list_servers()}
     assert {n["physical_id"] for n in await nodes_of(api, cluster_id)} <= live
+
+
+async def test_an_affinity_policy_places_new_servers_by_its_server_group(
+    running_warden: InProcessWarden,
+) -> None:
+    """simcloud here has two compute hosts. The attach makes an anti-affinity group;
+    two new nodes land on hosts of their own, a third finds none (Nova's words); a
+    detach deletes the group the attach made."""
+    api, objects = running_warden.api, running_warden.cloud.collections
+    apart = {"type": "senlin.policy.affinity", "version": "1.0", "properties": {}}
+    cluster_id = await cluster_with(api, 0, apart)
+    [bound] = (await api.get(f"/v1/clusters/{cluster_id}/policies")).json()["cluster_policies"]
+    [group] = await objects.list(collection("server_group"), {})
+    assert (group["name"].startswith("server_group_"), group["policy"]) == (True, "anti-affinity")
+
+    grown = await act(api, cluster_id, {"scale_out": {"count": 2}})
+    assert (await action_done(api, action_id_of(grown)))["status"] == "SUCCEEDED"
+    nodes = await nodes_of(api, cluster_id)
+    hosts = {(await objects.show(collection("server"), n["physical_id"]))["hostId"] for n in nodes}
+    assert len(hosts) == 2
+    assert (await objects.show(collection("server_group"), group["id"]))["members"]
+    crowded = await act(api, cluster_id, {"scale_out": {"count": 1}})
+    failed = await action_done(api, action_id_of(crowded))
+    assert failed["status"] == "FAILED"
+    assert "No valid host was found" in failed["status_reason"]
+
+    detach = await act(api, cluster_id, {"policy_detach": {"policy_id": bound["policy_id"]}})
+    assert (await action_done(api, action_id_of(detach)))["status"] == "SUCCEEDED"
+    assert await objects.list(collection("server_group"), {}) == []
+
+
+async def test_an_affinity_policy_inherits_a_named_group_only_when_its_policy_matches(
+    running_warden: InProcessWarden,
+) -> None:
+    api, objects = running_warden.api, running_warden.cloud.collections
+    shared = await objects.create(
+        collection("server_group"), {"name": "shared", "policy": "anti-affinity"}
+    )
+    together = {
+        "type": "senlin.policy.affinity",
+        "version": "1.0",
+        "properties": {"servergroup": {"name": "shared", "policies": "affinity"}},
+    }
+    made = await api.post("/v1/policies", json={"policy": {"name": "t", "spec": together}})
+    cluster_id = await cluster_with(api, 0)
+    attach = {"policy_attach": {"policy_id": made.json()["policy"]["id"]}}
+    refused = await action_done(api, action_id_of(await act(api, cluster_id, attach)))
+    assert refused["status"] == "FAILED"
+    assert refused["status_reason"].endswith(
+        "Policies specified (affinity) doesn't match that of the existing servergroup "
+        "(anti-affinity)."
+    ), refused["status_reason"]
+
+    apart = {**together, "properties": {"servergroup": {"name": "shared"}}}
+    made = await api.post("/v1/policies", json={"policy": {"name": "a", "spec": apart}})
+    attach = {"policy_attach": {"policy_id": made.json()["policy"]["id"]}}
+    attached = await action_done(api, action_id_of(await act(api, cluster_id, attach)))
+    assert attached["status"] == "SUCCEEDED", attached
+    detach = {"policy_detach": {"policy_id": made.json()["policy"]["id"]}}
+    assert (await action_done(api, action_id_of(await act(api, cluster_id, detach))))[
+        "status"
+    ] == "SUCCEEDED"
+    # An inherited group outlives the policy.
+    assert [g["id"] for g in await objects.list(collection("server_group"), {})] == [shared["id"]]

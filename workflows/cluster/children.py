@@ -16,11 +16,16 @@ with workflow.unsafe.imports_passed_through():
     from domain.cluster.membership import deletion_settings, plan_recover, removal_settings
     from domain.cluster.nodes import NodeState
     from domain.cluster.policies.loadbalance import lb_binding
+    from domain.cluster.policies.specs import PolicyType
     from domain.cluster.rules import checked_nodes
     from domain.cluster.server_ops import ServerOperation
     from domain.cluster.state import AttachedPolicy, ClusterState, RunningOperation
     from domain.cluster.update import UpdatePlan
     from workflows.cluster.add_nodes import AddNodesInput, ClusterAddNodesWorkflow
+    from workflows.cluster.affinity_policy import (
+        AffinityPolicyAttachWorkflow,
+        AffinityPolicyDetachWorkflow,
+    )
     from workflows.cluster.lb_policy import (
         LbPolicyAttachWorkflow,
         LbPolicyDetachWorkflow,
@@ -76,17 +81,30 @@ def nodes_of(state: ClusterState, ids: tuple[str, ...]) -> list[NodeState]:
     return [n for n in state.nodes if n.node_id in wanted]
 
 
+def _policy_child(
+    state: ClusterState, op: RunningOperation, base: NodesOperationInput
+) -> ChildPlan:
+    """The attach or detach of a policy that makes something in the cloud."""
+    policy = AttachedPolicy.model_validate(op.params["policy"])
+    attach = op.name == ActionName.CLUSTER_ATTACH_POLICY
+    verb = "attach" if attach else "detach"
+    run: Any
+    if policy.type == PolicyType.AFFINITY.value:
+        run = AffinityPolicyAttachWorkflow.run if attach else AffinityPolicyDetachWorkflow.run
+        kind = "affinity"
+    else:
+        run = LbPolicyAttachWorkflow.run if attach else LbPolicyDetachWorkflow.run
+        kind = "load-balancing"
+    summary = f"{verb} {kind} policy {policy.name} of cluster {state.spec.name}"
+    return ChildPlan(run, LbPolicyInput(base=base, policy=policy), summary)
+
+
 def child_for(state: ClusterState, op: RunningOperation, ctx: ClusterContext) -> ChildPlan | None:
     """The child that carries out `op`, or None when there is nothing to run
     (e.g. a resize that only changed the size bounds, a recover with nothing to do)."""
     base = _nodes_input(state, op)
     if op.name in (ActionName.CLUSTER_ATTACH_POLICY, ActionName.CLUSTER_DETACH_POLICY):
-        policy = AttachedPolicy.model_validate(op.params["policy"])
-        attach = op.name == ActionName.CLUSTER_ATTACH_POLICY
-        run = LbPolicyAttachWorkflow.run if attach else LbPolicyDetachWorkflow.run
-        verb = "attach" if attach else "detach"
-        summary = f"{verb} load-balancing policy {policy.name} of cluster {state.spec.name}"
-        return ChildPlan(run, LbPolicyInput(base=base, policy=policy), summary)
+        return _policy_child(state, op, base)
     if op.name == ActionName.CLUSTER_ADD_NODES:
         summary = f"add {len(op.params.get('nodes', []))} node(s) to cluster {state.spec.name}"
         return ChildPlan(ClusterAddNodesWorkflow.run, _joins(state, op, base), summary)

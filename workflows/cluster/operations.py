@@ -14,7 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.compute import ComputeActivities
     from activities.nodes import NodeActivities
     from domain.cluster.nodes import NodeState, NodeStatus, node_status_from_server
-    from domain.cluster.placement import zone_of
+    from domain.cluster.placement import server_group_of, zone_of
     from domain.cluster.policies.loadbalance import LbBinding
     from domain.cluster.profiles import block_devices, network_requests, nova_metadata
     from domain.cluster.stack_calls import node_status_from_stack, stack_of
@@ -246,7 +246,9 @@ def server_request(
         # A zone placement policy's zone wins over the profile's, as in Senlin.
         availability_zone=zone_of(node) or props.get("availability_zone") or None,
         security_groups=tuple(str(group) for group in props.get("security_groups") or ()),
-        scheduler_hints=dict(props.get("scheduler_hints") or {}),
+        # An affinity policy's server group wins over the profile's hint, as in Senlin.
+        scheduler_hints=dict(props.get("scheduler_hints") or {})
+        | ({"group": group} if (group := server_group_of(node)) else {}),
         block_device_mapping_v2=block_devices(props.get("block_device_mapping_v2")),
         config_drive=props.get("config_drive"),
         admin_pass=props.get("admin_pass") or None,

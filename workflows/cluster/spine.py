@@ -55,6 +55,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.operation import Operation
     from workflows.search_attributes import warden_attributes
 
+#: Policy types whose attach makes something in the cloud (a load balancer, a server
+#: group) and whose detach deletes it: both are child operations, not inline.
+_MADE_ON_ATTACH = frozenset({PolicyType.LOADBALANCE.value, PolicyType.AFFINITY.value})
+
 ClusterOp = Operation[ClusterState, Any, OperationAccepted]
 
 
@@ -106,7 +110,7 @@ class ClusterSpine(ClusterHealthLink):
     async def attach(self, op: ClusterOp, req: PolicyAttachRequest) -> OperationAccepted:
         """Bind a policy; a health policy starts (or informs) the health manager; a
         load-balancing policy makes its load balancer first (a child operation)."""
-        if req.policy.type == PolicyType.LOADBALANCE.value:
+        if req.policy.type in _MADE_ON_ATTACH:
             return await self._bind_later(op, req, ActionName.CLUSTER_ATTACH_POLICY, req.policy)
         accepted = await self._inline(
             op,
@@ -122,7 +126,7 @@ class ClusterSpine(ClusterHealthLink):
         """Unbind a policy; the last health policy gone stops the health manager; a
         load-balancing policy's load balancer goes first (a child operation)."""
         bound = next((p for p in self.state.policies if p.policy_id == req.policy_id), None)
-        if bound is not None and bound.type == PolicyType.LOADBALANCE.value:
+        if bound is not None and bound.type in _MADE_ON_ATTACH:
             return await self._bind_later(op, req, ActionName.CLUSTER_DETACH_POLICY, bound)
         was_watched = health_policy(self.state) is not None
 

@@ -18,6 +18,8 @@ from typing import Any, Final, Literal, Self
 
 from pydantic import ValidationError, model_validator
 
+from domain.cluster.policies.affinity import PROFILE_TYPES as AFFINITY_PROFILE_TYPES
+from domain.cluster.policies.affinity import AffinityProperties
 from domain.cluster.policies.base import FieldError, SpecModel
 from domain.cluster.policies.batch import BatchPolicyProperties
 from domain.cluster.policies.deletion import DeletionPolicyProperties
@@ -46,6 +48,7 @@ class PolicyType(StrEnum):
     SCALING = "senlin.policy.scaling"
     LOADBALANCE = "senlin.policy.loadbalance"
     ZONE_PLACEMENT = "senlin.policy.zone_placement"
+    AFFINITY = "senlin.policy.affinity"
 
 
 PolicyProperties = (
@@ -55,6 +58,7 @@ PolicyProperties = (
     | ScalingPolicyProperties
     | LoadBalancePolicyProperties
     | ZonePlacementProperties
+    | AffinityProperties
 )
 _MODELS: dict[PolicyType, type[PolicyProperties]] = {
     PolicyType.DELETION: DeletionPolicyProperties,
@@ -63,6 +67,7 @@ _MODELS: dict[PolicyType, type[PolicyProperties]] = {
     PolicyType.SCALING: ScalingPolicyProperties,
     PolicyType.LOADBALANCE: LoadBalancePolicyProperties,
     PolicyType.ZONE_PLACEMENT: ZonePlacementProperties,
+    PolicyType.AFFINITY: AffinityProperties,
 }
 #: The spec version each type accepts (Senlin's batch and scaling policies never went
 #: past 1.0).
@@ -73,6 +78,7 @@ _VERSIONS: dict[PolicyType, str] = {
     PolicyType.SCALING: "1.0",
     PolicyType.LOADBALANCE: "1.1",
     PolicyType.ZONE_PLACEMENT: "1.0",
+    PolicyType.AFFINITY: "1.0",
 }
 #: Other versions a type also accepts, with the same properties (the load-balancing
 #: policy's versions each added an optional property: 1.1 `lb_status_timeout` and
@@ -213,11 +219,15 @@ def ensure_profile_supports(props: PolicyProperties, profile_type: str) -> None:
     """Raise InvalidRequest if a health policy's recovery actions need another profile
     type, or a load-balancing policy is bound to nodes that are not servers (Senlin's
     `Policy.attach`)."""
-    if isinstance(props, LoadBalancePolicyProperties | ZonePlacementProperties):
+    if isinstance(
+        props, LoadBalancePolicyProperties | ZonePlacementProperties | AffinityProperties
+    ):
         fits = (
             LB_PROFILE_TYPES
             if isinstance(props, LoadBalancePolicyProperties)
             else ZONE_PROFILE_TYPES
+            if isinstance(props, ZonePlacementProperties)
+            else AFFINITY_PROFILE_TYPES
         )
         if profile_type.split("-", maxsplit=1)[0] not in fits:
             raise InvalidRequest(f"Policy not applicable on profile type: {profile_type}")
