@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from activities.cloud.collections import CollectionClient, collection
+from activities.cloud.reads import read
 from domain.servers import NetworkRequest, ServerRequest
 
 #: Kinds whose name → id answers are kept a while: images and flavors change rarely,
@@ -52,7 +53,7 @@ async def find_id(
     cached = cache.get(kind, ref) if cache is not None else None
     if cached is not None:
         return cached
-    found = str((await objects.find(collection(kind), ref))["id"])
+    found = str((await read(lambda: objects.find(collection(kind), ref)))["id"])
     if cache is not None:
         cache.put(kind, ref, found)
     return found

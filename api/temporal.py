@@ -158,22 +158,34 @@ class TemporalGateway:
             subject=subject,
         )
 
+    async def _short(
+        self, workflow: str, arg: Any, prefix: str, runs_for: timedelta, subject: str
+    ) -> Any:
+        """Run a short read-only workflow on the worker (`<prefix>:<uuid>` in the UI)
+        and wait for its answer."""
+        client = await self.client()
+        return await self.call(
+            client.execute_workflow(
+                workflow,
+                arg,
+                id=f"{prefix}:{uuid.uuid4()}",
+                task_queue=self.settings.task_queue,
+                execution_timeout=runs_for,
+                rpc_timeout=max(self.rpc_timeout, runs_for),
+            ),
+            subject=subject,
+        )
+
     async def server_details(self, physical_ids: list[str]) -> dict[str, dict[str, Any]]:
         """Senlin's details of these servers, read by the worker (`NodeDetailsWorkflow`);
         each an `Error` entry when the worker did not answer in time."""
-        client = await self.client()
         try:
-            details: dict[str, dict[str, Any]] = await self.call(
-                client.execute_workflow(
-                    NODE_DETAILS_WORKFLOW,
-                    physical_ids,
-                    id=f"node-details:{uuid.uuid4()}",
-                    task_queue=self.settings.task_queue,
-                    execution_timeout=DETAILS_TIMEOUT,
-                    result_type=dict,
-                    rpc_timeout=self.rpc_timeout,
-                ),
-                subject="the servers' details",
+            details: dict[str, dict[str, Any]] = await self._short(
+                NODE_DETAILS_WORKFLOW,
+                physical_ids,
+                "node-details",
+                DETAILS_TIMEOUT,
+                "the servers' details",
             )
         except WorkflowFailureError as err:
             reason = details_error(500, f"The servers could not be read: {err.cause or err}")
@@ -188,17 +200,8 @@ class TemporalGateway:
         if not checks:
             return None
         try:
-            client = await self.client()
-            problem: str | None = await self.call(
-                client.execute_workflow(
-                    CLOUD_CHECKS_WORKFLOW,
-                    checks,
-                    id=f"cloud-checks:{uuid.uuid4()}",
-                    task_queue=self.settings.task_queue,
-                    execution_timeout=CHECKS_TIMEOUT,
-                    rpc_timeout=max(self.rpc_timeout, CHECKS_TIMEOUT),
-                ),
-                subject="the cloud lookups",
+            problem: str | None = await self._short(
+                CLOUD_CHECKS_WORKFLOW, checks, "cloud-checks", CHECKS_TIMEOUT, "the cloud lookups"
             )
         except (WardenError, WorkflowFailureError, RPCError) as err:
             logger.warning("Named cloud objects not checked (%d): %s", len(checks), err)

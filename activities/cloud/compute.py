@@ -14,6 +14,7 @@ import httpx
 
 from activities.cloud.errors import json_body
 from activities.cloud.paging import next_marker
+from activities.cloud.reads import read
 from domain.errors import BackendError, BackendNotFound, InvalidRequest
 from domain.servers import REQUEST_ID_KEY
 
@@ -162,7 +163,7 @@ class ComputeClient:
         meta = dict(metadata or {})
         if request_id is not None:
             meta[REQUEST_ID_KEY] = request_id
-            existing = await self.find_server(name, request_id)
+            existing = await read(lambda: self.find_server(name, request_id))
             if existing is not None:
                 return existing
         nets: Any = networks if isinstance(networks, str) else [{"uuid": n} for n in networks]
@@ -174,7 +175,8 @@ class ComputeClient:
         created = json_body(response, "compute POST /servers", "server")
         if not isinstance(created, dict) or "id" not in created:
             raise BackendError("compute API created a server without telling its id")
-        return await self.get_server(str(created["id"]))
+        # The server is made: a failed read of it must not fail the create.
+        return await read(lambda: self.get_server(str(created["id"])))
 
     async def find_server(self, name: str, request_id: str) -> Server | None:
         """The live server named `name` created for `request_id`, if any; of several

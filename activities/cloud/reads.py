@@ -1,8 +1,8 @@
 """Reads inside a longer activity, tried again at once after a transient failure.
 
-An activity such as `remove_node` makes several calls (DELETE, then reads while the
-server goes away); any failure fails the whole attempt, and Temporal's retry backs off
-for up to 30 s. Against a cloud failing 30 % of calls, five calls an attempt succeed
+An activity such as `remove_node` or `create_server` makes several calls (a lookup, the
+write, reads of what it made); any failure fails the whole attempt, and Temporal's
+retry backs off for up to 30 s. Against a cloud failing 30 % of calls, five calls an attempt succeed
 together 17 % of the time, and a removal needed 11 attempts (over 3 minutes) about
 once in 20. A read changes nothing, so it is safe to repeat on the spot, as Heat's
 clients do (`client_retry_limit`) and Nova's Neutron client does (`http_retries`):

@@ -20,6 +20,7 @@ from api.schemas.policies import (
     PolicyValidate,
 )
 from api.senlin_lists import PoliciesQuery, filter_and_page
+from domain.cluster.policies.affinity import AffinityProperties
 from domain.cluster.policies.specs import ParsedPolicy, parse_policy_spec
 from domain.cluster.policies.zone_placement import ZonePlacementProperties
 from domain.errors import Conflict, InvalidRequest, NotFound
@@ -62,9 +63,17 @@ def _delete(session: Session, project_id: str, policy_id: str) -> None:
 
 
 def zone_checks(parsed: ParsedPolicy) -> list[ConstraintCheck]:
-    """A zone placement policy's zones, which Nova must have (Senlin checks them at
-    create, not at validate: its `validate_props`)."""
-    if not isinstance(parsed.properties, ZonePlacementProperties):
+    """A zone placement policy's zones, or an affinity policy's zone, which Nova must
+    have (Senlin checks them at create, not at validate: its `validate_props`)."""
+    props = parsed.properties
+    if isinstance(props, AffinityProperties) and props.availability_zone:
+        zone = props.availability_zone
+        missing = f"The specified availability_zone '{zone}' could not be found."
+        field = "policy.spec.properties.availability_zone"
+        return [
+            ConstraintCheck(constraint=AVAILABILITY_ZONE, value=zone, field=field, missing=missing)
+        ]
+    if not isinstance(props, ZonePlacementProperties):
         return []
     return [
         ConstraintCheck(
@@ -73,7 +82,7 @@ def zone_checks(parsed: ParsedPolicy) -> list[ConstraintCheck]:
             field="policy.spec.properties.zones",
             missing=f"The specified name '{[zone.name]}' could not be found.",
         )
-        for zone in parsed.properties.zones
+        for zone in props.zones
     ]
 
 

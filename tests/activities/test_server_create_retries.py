@@ -16,6 +16,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.cloud import REQUEST_ID_KEY, CloudSession, Server
+from activities.cloud.reads import READ_TRIES
 from activities.compute import ComputeActivities
 from activities.nodes import NodeActivities
 from domain.cluster.nodes import NodeState
@@ -97,12 +98,24 @@ async def test_retry_adopts_the_server_when_the_answer_after_the_post_is_lost(
     compute: ComputeActivities, cloud: CloudSession, sim: SimControl
 ) -> None:
     request = server_request(PROFILE, "cluster-1", node(), request_id="node-7f3a")
-    await lose_next_answer(sim, match=SHOW)  # POST answered; the GET of the new server lost
+    # POST answered; every read of the new server this attempt makes fails.
+    await sim.api_faults(1.0, 502, match=SHOW, max_errors=READ_TRIES)
 
     _, adopted = await create_with_one_retry(compute, request)
 
     assert [s.id for s in await servers_named(cloud, "web-1")] == [adopted.physical_id]
     assert (await sim.state())["servers"] == 1
+
+
+async def test_a_failed_read_of_the_new_server_is_repeated_within_the_attempt(
+    compute: ComputeActivities, cloud: CloudSession, sim: SimControl
+) -> None:
+    request = server_request(PROFILE, "cluster-1", node(), request_id="node-7f3a")
+    await sim.api_faults(1.0, 503, match=SHOW, max_errors=READ_TRIES - 1)
+
+    made = await ActivityEnvironment().run(compute.create_server, request)
+
+    assert [s.id for s in await servers_named(cloud, "web-1")] == [made.physical_id]
 
 
 async def test_stack_servers_sharing_a_name_each_adopt_their_own_server(

@@ -174,3 +174,18 @@ async def test_a_zone_placement_policy_names_zones_nova_has(
     assert refused.status_code == 400, refused.text
     assert refused.json()["error"]["message"] == "The specified name '['az-9']' could not be found."
     assert (await api.post("/v1/policies", json=policy("nova", "az-2"))).status_code == 201
+
+
+async def test_an_affinity_policy_names_a_zone_nova_has(running_warden: InProcessWarden) -> None:
+    spec = {
+        "type": "senlin.policy.affinity",
+        "version": "1.0",
+        "properties": {"availability_zone": "az-9"},
+    }
+    refused = await running_warden.api.post(
+        "/v1/policies", json={"policy": {"name": "apart", "spec": spec}}
+    )
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["message"] == (
+        "The specified availability_zone 'az-9' could not be found."
+    )

@@ -181,6 +181,7 @@ async def test_openstack_cluster_type_and_build_info_commands(cli: OpenStackCLI)
         "senlin.policy.scaling",
         "senlin.policy.loadbalance",
         "senlin.policy.zone_placement",
+        "senlin.policy.affinity",
     }
     shown = await cli.json("cluster", "policy", "type", "show", "senlin.policy.deletion-1.1")
     assert "hooks" in shown["schema"] and shown["support_status"], shown
