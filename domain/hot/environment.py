@@ -22,6 +22,7 @@ from typing import Any, Final
 import yaml
 
 from domain.errors import InvalidRequest
+from domain.hot.cfn_template import hot_of_cfn, is_cfn
 from domain.hot.parameters import mapping_at, plain_value
 from domain.hot.template import parse_template_text
 from domain.hot.yaml_format import load_yaml
@@ -298,12 +299,13 @@ def _yaml_template(text: str, file_name: str) -> dict[str, Any]:
     data = plain_value(_yaml(text, file_name), file_name)
     if not isinstance(data, dict):
         raise InvalidRequest(f"{file_name}: a template resource's file must hold a template")
-    return data
+    return hot_of_cfn(data) if is_cfn(data) else data
 
 
 def template_data(raw: Mapping[str, Any] | str) -> dict[str, Any]:
-    """A template as JSON-safe data (YAML/JSON text parsed, dates as text), not yet checked."""
+    """A template as JSON-safe data (YAML/JSON text parsed, dates as text), not yet checked;
+    a CFN template as the HOT one it means (`domain.hot.cfn_template`)."""
     data = plain_value(parse_template_text(raw) if isinstance(raw, str) else raw, "")
     if not isinstance(data, dict):
         raise InvalidRequest("Invalid template: the template must be a mapping")
-    return data
+    return hot_of_cfn(data) if is_cfn(data) else data

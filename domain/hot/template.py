@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import InvalidRequest
 from domain.hot.cfn_functions import hot_calls
+from domain.hot.cfn_template import hot_of_cfn, is_cfn
 from domain.hot.conditions import CONDITIONS_SINCE, check_conditions, enabled_parts, has_if
 from domain.hot.functions import (
     ResolvedResource,
@@ -234,6 +235,8 @@ def _load(raw: Any, nesting: int) -> Template:
     data = plain_value(parse_template_text(raw) if isinstance(raw, str) else raw, "")
     if not isinstance(data, dict):
         raise InvalidRequest("Invalid template: the template must be a mapping")
+    if is_cfn(data):
+        data = hot_of_cfn(data)
     version = _version(data.get("heat_template_version"))
     date = canonical_version(version)
     since_conditions = date >= CONDITIONS_SINCE

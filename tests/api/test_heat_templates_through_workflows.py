@@ -101,6 +101,16 @@ CASES: dict[str, tuple[dict[str, Any], str | None]] = {
         {"key_name": "demo", "flavor": "m1.small", "image": "cirros"},
         "server",
     ),
+    "cfn__F17__Neutron.template": ({}, None),
+    "cfn__F17__Neutron.yaml": ({}, None),
+    "cfn__F17__Neutron_floating.template": (
+        {
+            "external_network": "{public}",
+            "internal_network": "{private}",
+            "internal_subnet": "{private-subnet}",
+        },
+        None,
+    ),
     "lb_server.yaml": (
         {
             "image": "cirros",
@@ -118,7 +128,8 @@ CASES: dict[str, tuple[dict[str, Any], str | None]] = {
 
 
 def test_every_corpus_template_has_a_case() -> None:
-    assert sorted(CASES) == sorted(p.name for p in TEMPLATES.glob("*.yaml"))
+    names = (*TEMPLATES.glob("*.yaml"), *TEMPLATES.glob("*.template"))
+    assert sorted(CASES) == sorted(p.name for p in names)
 
 
 async def prepare_cloud(warden: InProcessWarden) -> dict[str, str]:
