@@ -22,9 +22,11 @@ from domain.cluster.stack_calls import (
     StackCreateRequest,
     StackHealthResult,
     StackRef,
+    StackRetagRequest,
     StackShown,
     StackUpdateRequest,
     StackWaitRequest,
+    refreshed_tags,
 )
 from domain.cluster.stack_profile import DONE, StackVerdict, judge_stack
 from domain.errors import BackendConflict, WardenError
@@ -122,6 +124,22 @@ class StackNodeActivities:
         except WardenError as err:
             raise application_error(err) from err
         return stack.updated_time
+
+    @activity.defn(name="retag_node_stack")
+    async def retag_node_stack(self, request: StackRetagRequest) -> None:
+        """Senlin's `do_join` / `do_leave` of a stack node: the stack's cluster tags set
+        (or removed) by a PATCH, when they change; a stack gone is nothing to tag."""
+        ref = request.stack
+        heat = self._heat_of(ref.region)
+        try:
+            stack = await heat.get_stack(ref.name, ref.id)
+            if stack is None:
+                return
+            tags, changed = refreshed_tags(stack.tags, request)
+            if changed:
+                await heat.patch_stack(ref.name, ref.id, {"tags": tags})
+        except WardenError as err:
+            raise application_error(err) from err
 
     @activity.defn(name="act_on_node_stack")
     async def act_on_node_stack(self, request: StackActionRequest) -> None:

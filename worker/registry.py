@@ -121,6 +121,7 @@ async def serving_activities(
             stacks.judge_node_stacks,
             stacks.act_on_node_stack,
             stacks.show_node_stack,
+            stacks.retag_node_stack,
             hooks.deliver_lifecycle_message,
             health.probe_nodes,
             recovery.reboot_server,

@@ -34,6 +34,7 @@ class Stack:
     status_reason: str = ""
     updated_time: str | None = None
     outputs: tuple[dict[str, Any], ...] = ()
+    tags: tuple[str, ...] = ()
 
     @classmethod
     def from_api(cls, data: Any) -> Stack:
@@ -50,6 +51,7 @@ class Stack:
             outputs=tuple(o for o in outputs if isinstance(o, dict))
             if isinstance(outputs, list)
             else (),
+            tags=tuple(str(t) for t in data.get("tags") or ()),
         )
 
 

@@ -54,7 +54,10 @@ class HeatInputs(StrictModel):
         each at most 80 characters and without a comma (None: none given)."""
         if self.tags is None:
             return None
-        tags = self.tags.split(",") if isinstance(self.tags, str) else self.tags
+        if isinstance(self.tags, str):
+            tags = self.tags.split(",") if self.tags else []  # "" clears them
+        else:
+            tags = self.tags
         return checked_tags(tags, in_list=not isinstance(self.tags, str))
 
 

@@ -8,7 +8,7 @@ module for its types.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -103,6 +103,36 @@ def stack_create_request(
         tags += [f"cluster_id={cluster_id}", f"cluster_node_index={node.index}"]
     fields = stack_fields(profile) | {"tags": ",".join(tags)}
     return StackCreateRequest(name=stack_name(node.name, request_id), fields=fields)
+
+
+#: The tags of a stack that say which cluster node it is (Senlin's `_refresh_tags`).
+CLUSTER_TAG_PREFIXES: Final = ("cluster_id=", "cluster_node_id=", "cluster_node_index=")
+
+
+class StackRetagRequest(BaseModel):
+    """Give a node's stack the tags of its membership (none when it left its cluster)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack: StackRef
+    node_id: str
+    cluster_id: str | None = None
+    index: int = -1
+
+
+def refreshed_tags(current: Sequence[str], request: StackRetagRequest) -> tuple[str, bool]:
+    """Senlin's `_refresh_tags`: the stack's own tags, then (for a member) its cluster's;
+    the comma-joined list and whether it differs from `current`."""
+    tags = [
+        tag.strip() for tag in current if not tag.startswith(CLUSTER_TAG_PREFIXES) and tag.strip()
+    ]
+    if request.cluster_id:
+        tags += [
+            f"cluster_id={request.cluster_id}",
+            f"cluster_node_id={request.node_id}",
+            f"cluster_node_index={request.index}",
+        ]
+    return ",".join(tags), tags != list(current)
 
 
 def stack_fields(profile: Mapping[str, Any]) -> dict[str, Any]:

@@ -237,3 +237,38 @@ async def test_a_profile_update_updates_each_stack_in_place(warden: Warden) -> N
             assert len(stack["outputs"][0]["output_value"]) == 16
         cluster = (await api.get(f"/v1/clusters/{cluster_id}")).json()["cluster"]
         assert cluster["profile_id"] == profile_id
+
+
+async def test_a_stack_node_that_leaves_or_joins_has_its_stack_retagged(warden: Warden) -> None:
+    """Senlin's `do_leave` / `do_join`: the cluster tags go with the membership."""
+    token, project_id = await keystone_token(warden)
+    async with warden.client(token) as api:
+        cluster_id = await stack_cluster(api, 2)
+        leaver = sorted(await nodes_of(api, cluster_id), key=lambda n: n["name"])[0]
+        left = await act(
+            api,
+            cluster_id,
+            {"del_nodes": {"nodes": [leaver["id"]], "destroy_after_deletion": False}},
+        )
+        assert (await action_done(api, left.headers["Location"]))["status"] == "SUCCEEDED"
+
+        async def untagged() -> tuple[list[str]] | None:
+            tags: list[str] = (await stack_of(api, project_id, leaver))["tags"] or []
+            return (tags,) if not any(t.startswith("cluster_id=") for t in tags) else None
+
+        assert await eventually(untagged, timeout=30, what="cluster tags removed") == ([],)
+
+        other = await stack_cluster(api, 0)
+        joined = await act(api, other, {"add_nodes": {"nodes": [leaver["id"]]}})
+        assert (await action_done(api, joined.headers["Location"]))["status"] == "SUCCEEDED"
+        node = (await api.get(f"/v1/nodes/{leaver['id']}")).json()["node"]
+
+        async def tagged() -> list[str] | None:
+            tags: list[str] = (await stack_of(api, project_id, node))["tags"] or []
+            return tags if f"cluster_id={other}" in tags else None
+
+        assert await eventually(tagged, timeout=30, what="the new cluster's tags") == [
+            f"cluster_id={other}",
+            f"cluster_node_id={leaver['id']}",
+            f"cluster_node_index={node['index']}",
+        ]

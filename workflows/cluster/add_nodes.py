@@ -27,8 +27,11 @@ with workflow.unsafe.imports_passed_through():
         finished,
         record_nodes,
     )
+    from workflows.cluster.stack_nodes import retag_stack
     from workflows.node.messages import JOIN_SIGNAL, JOINED_SIGNAL
 
+#: Joined stack nodes' stacks get their cluster's tags (histories from before: none).
+STACK_TAGS_ON_JOIN = "stack-tags-on-join"
 #: How long the nodes have to answer (each answers within one workflow task).
 ANSWER_TIMEOUT = timedelta(minutes=2)
 
@@ -81,6 +84,9 @@ class ClusterAddNodesWorkflow:
         ]
         if joined and base.lb is not None:  # Senlin's LB policy: AFTER CLUSTER_ADD_NODES
             joined = await join_pool(base.lb, joined, base.action_id)
+        if joined and workflow.patched(STACK_TAGS_ON_JOIN):
+            for node in joined:  # a stack node's stack says its cluster (Senlin's do_join)
+                await retag_stack(node, base.cluster_id)
         if joined:
             await record_nodes(base, joined, "NODE_JOIN")
         refusals = [

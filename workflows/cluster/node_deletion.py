@@ -43,7 +43,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.cluster.operations import node_snapshot, with_status
     from workflows.cluster.retries import CLOUD_RETRY, REMOVE_TIMEOUT
-    from workflows.cluster.stack_nodes import destroy_stack
+    from workflows.cluster.stack_nodes import destroy_stack, retag_stack
     from workflows.entity import failure_reason, record
     from workflows.node.messages import NODE_WORKFLOW, NodeInput
     from workflows.search_attributes import set_status, show_final_status, warden_attributes
@@ -80,6 +80,8 @@ LOCAL_FIRST_ATTEMPT = 1
 #: 1: the final `WardenStatus` is set without the `final-warden-status` patch marker.
 UNPATCHED_FINAL_STATUS = 1
 VICTIM_REVISION = 1
+#: A stack node that leaves its cluster loses its cluster tags (histories from before: kept).
+STACK_TAGS_ON_LEAVE = "stack-tags-on-leave"
 
 
 class NodeDeletionInput(BaseModel):
@@ -405,6 +407,8 @@ class NodeDeletionWorkflow:
         done = f"Node removed from cluster, kept as a standalone node ({self.outcome})"
         workflow.set_current_details(f"Node **{node.name}** leaves its cluster ({self.outcome})")
         self._event("NODE_LEAVE", done, EventLevel.INFO, status=node.status.value)
+        if stack_of(node) is not None and workflow.patched(STACK_TAGS_ON_LEAVE):
+            await retag_stack(node, None)  # Senlin's do_leave: no cluster tags
         standalone = StandaloneNode(
             project_id=inp.project_id, profile=inp.profile, node=node, created=True
         )

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
+from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
@@ -18,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.cluster.nodes import NodeState
     from domain.cluster.stack_calls import (
         StackRef,
+        StackRetagRequest,
         StackUpdateRequest,
         StackWaitRequest,
         on_stack,
@@ -30,6 +32,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.entity import failure_reason
 
 CALL_TIMEOUT = timedelta(seconds=60)
+#: Tags only describe a stack: a few tries, then the join or leave goes on without them.
+TAG_RETRY = RetryPolicy(maximum_attempts=5, maximum_interval=timedelta(seconds=10))
 
 
 async def build_stack(
@@ -106,6 +110,28 @@ async def destroy_stack(node: NodeState) -> None:
         retry_policy=POLL_RETRY,
         summary=f"delete stack {ref.name}",
     )
+
+
+async def retag_stack(node: NodeState, cluster_id: str | None) -> None:
+    """Tag the node's stack with its membership of `cluster_id` (None: of no cluster),
+    as Senlin's stack profile does when a node joins or leaves; a failure is logged, the
+    join or leave goes on (the tags only describe the stack)."""
+    ref = stack_of(node)
+    if ref is None:
+        return
+    request = StackRetagRequest(
+        stack=ref, node_id=node.node_id, cluster_id=cluster_id, index=node.index
+    )
+    try:
+        await workflow.execute_activity_method(
+            StackNodeActivities.retag_node_stack,
+            request,
+            start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=TAG_RETRY,
+            summary=f"tag stack {ref.name}",
+        )
+    except ActivityError as err:
+        workflow.logger.warning("Stack %s not retagged: %s", ref.name, failure_reason(err))
 
 
 async def judge_stacks(nodes: list[NodeState]) -> dict[str, StackVerdict]:

@@ -167,3 +167,17 @@ def test_the_node_status_a_verdict_gives() -> None:
     assert busy == (NodeStatus.ACTIVE, "Stack status is UPDATE_IN_PROGRESS")
     failed = node_status_from_stack(judge_stack("s", "UPDATE_FAILED", "quota"))
     assert failed == (NodeStatus.ERROR, "Stack status is UPDATE_FAILED: quota")
+
+
+def test_a_stack_s_cluster_tags_follow_its_membership_as_senlin_refreshes_them() -> None:
+    from domain.cluster.stack_calls import StackRef, StackRetagRequest, refreshed_tags
+
+    ref = StackRef(name="web-1-abc", id="s1")
+    joining = StackRetagRequest(stack=ref, node_id="n1", cluster_id="c2", index=4)
+    assert refreshed_tags(["app=shop", "cluster_id=c1", "cluster_node_id=n1"], joining) == (
+        "app=shop,cluster_id=c2,cluster_node_id=n1,cluster_node_index=4",
+        True,
+    )
+    leaving = StackRetagRequest(stack=ref, node_id="n1")
+    assert refreshed_tags(["app=shop", "cluster_id=c2"], leaving) == ("app=shop", True)
+    assert refreshed_tags(["app=shop"], leaving) == ("app=shop", False)
