@@ -176,6 +176,9 @@ class HealthActivities:
         if isinstance(mode, NodeStatusPollUrl):
             return await self._poll_urls(targets, mode.options, request.concurrency), ""
         if isinstance(mode, LbStatusPolling):
+            if mode.options.pool_id is None:
+                why = "no pool to read: set options.pool_id or attach a load-balancing policy"
+                return _all(targets, ProbeState.UNKNOWN, why), ""
             return await self._poll_lb(targets, mode.options.pool_id)
         # LIFECYCLE_EVENTS: the workflow receives the backend's notifications itself.
         return _all(targets, ProbeState.UNKNOWN, "event-driven, not polled"), ""

@@ -6,8 +6,10 @@ The health manager probes every node of a cluster in one batched activity, then
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -200,6 +202,21 @@ class HealthView(BaseModel):
     #: The cluster runs an operation of its own: checks pause (docs/api-contract.md §Health policy).
     paused: bool = False
     locked: bool = False
+    #: The pool of the cluster's load-balancing policy (LB_STATUS_POLLING's default).
+    lb_pool: str | None = None
+
+
+def detection_with_pool(detection: Mapping[str, Any], lb_pool: str | None) -> dict[str, Any]:
+    """The policy's `detection` (as JSON) with each LB_STATUS_POLLING mode that names no
+    pool reading `lb_pool`, the pool of the cluster's load-balancing policy."""
+    modes = []
+    for mode in detection.get("detection_modes") or ():
+        options = dict(mode.get("options") or {})
+        if mode.get("type") == "LB_STATUS_POLLING" and not options.get("pool_id") and lb_pool:
+            modes.append({**mode, "options": {**options, "pool_id": lb_pool}})
+        else:
+            modes.append(mode)
+    return {**detection, "detection_modes": modes}
 
 
 class NodeHealth(BaseModel):

@@ -172,7 +172,8 @@ async def test_a_member_the_lb_reports_down_is_recreated_and_rejoins(warden: War
         cluster_id, name = await lb_cluster(api, 2)
         await attach_lb(api, cluster_id)
         pool = await octavia.pool_of(name)
-        modes = [{"type": "LB_STATUS_POLLING", "options": {"pool_id": pool["id"]}}]
+        # No pool_id: the pool of the cluster's load-balancing policy.
+        modes = [{"type": "LB_STATUS_POLLING"}]
         await attach_health(
             api, cluster_id, health_spec([{"name": "RECREATE"}], detection_modes=modes)
         )

@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.cluster.health import HealthView, probe_target
     from domain.cluster.membership import health_policy
     from domain.cluster.nodes import MARKED_UNHEALTHY
+    from domain.cluster.policies.loadbalance import lb_binding
     from domain.cluster.requests import OperationAccepted
     from domain.cluster.state import AttachedPolicy, ClusterState, ClusterStatus, RunningOperation
     from workflows import ids
@@ -61,6 +62,7 @@ class ClusterHealthLink(EntityWorkflow[ClusterState, RunningOperation, Operation
             marked=[n.node_id for n in s.nodes if n.data.get(MARKED_UNHEALTHY)],
             paused=s.busy is not None,
             locked=s.lock is not None,
+            lb_pool=lb.resources.pool if (lb := lb_binding(s.policies)) and lb.resources else None,
         )
 
     async def _signal_health(self, name: str, arg: HealthView | None = None) -> None:

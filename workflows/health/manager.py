@@ -29,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
         ProbeResult,
         ProbeState,
         choose_recoveries,
+        detection_with_pool,
         judge,
     )
     from domain.cluster.policies.health import DetectionType, HealthPolicyProperties
@@ -184,7 +185,9 @@ class HealthManagerWorkflow:
                 HealthActivities.probe_nodes,
                 ProbeRequest(
                     cluster_id=self.inp.cluster_id,
-                    detection=self.props.detection.model_dump(mode="json"),
+                    detection=detection_with_pool(
+                        self.props.detection.model_dump(mode="json"), self.view.lb_pool
+                    ),
                     targets=self.view.targets,
                     share_listing=True,
                 ),

@@ -121,9 +121,10 @@ class PollUrlOptions(SpecModel):
 
 
 class LbStatusOptions(SpecModel):
-    """`LB_STATUS_POLLING` options."""
+    """`LB_STATUS_POLLING` options: the pool to read (default: the pool of the cluster's
+    load-balancing policy)."""
 
-    pool_id: str = Field(min_length=1, max_length=255)
+    pool_id: str | None = Field(None, min_length=1, max_length=255)
 
 
 class NodeStatusPolling(SpecModel):
@@ -151,7 +152,7 @@ class LbStatusPolling(SpecModel):
     """Poll the load balancer pool: member ERROR/OFFLINE = failed."""
 
     type: Literal[DetectionType.LB_STATUS_POLLING]
-    options: LbStatusOptions
+    options: LbStatusOptions = Field(default_factory=LbStatusOptions)
 
 
 DetectionMode = Annotated[

@@ -563,12 +563,8 @@ MODES = "spec.properties.detection.detection_modes"
             f"{MODES}[0].options.poll_url_conn_error_as_unhealty: Extra inputs",
         ),
         (
-            {"detection__detection_modes": [{"type": "LB_STATUS_POLLING", "options": {}}]},
-            f"{MODES}[0].options.pool_id: Field required",
-        ),
-        (
-            {"detection__detection_modes": [{"type": "LB_STATUS_POLLING"}]},
-            f"{MODES}[0].options: Field required",
+            {"detection__detection_modes": [{"type": "LB_STATUS_POLLING", "options": {"x": 1}}]},
+            f"{MODES}[0].options.x: Extra inputs",
         ),
         (
             {"detection__detection_modes": [{"type": "NODE_STATUS_POLLING", "options": {"a": 1}}]},
@@ -788,3 +784,30 @@ def test_parse_does_not_modify_the_callers_spec() -> None:
     before = copy.deepcopy(spec)
     parse_policy_spec(spec)
     assert spec == before
+
+
+def test_lb_status_polling_without_a_pool_reads_the_lb_policy_s_pool() -> None:
+    from domain.cluster.health import detection_with_pool
+
+    def detection(mode: dict[str, object]) -> dict[str, object]:
+        spec = parse_policy_spec(
+            {
+                "type": "senlin.policy.health",
+                "version": "1.1",
+                "properties": {
+                    "detection": {"detection_modes": [mode]},
+                    "recovery": {"actions": [{"name": "RECREATE"}]},
+                },
+            }
+        )
+        dumped: dict[str, object] = spec.properties.detection.model_dump(mode="json")  # type: ignore[union-attr]
+        return dumped
+
+    def pool(found: dict[str, object]) -> object:
+        return found["detection_modes"][0]["options"]["pool_id"]  # type: ignore[index]
+
+    default = detection({"type": "LB_STATUS_POLLING"})
+    assert pool(detection_with_pool(default, "lb-pool")) == "lb-pool"
+    assert pool(detection_with_pool(default, None)) is None
+    own = detection({"type": "LB_STATUS_POLLING", "options": {"pool_id": "own"}})
+    assert pool(detection_with_pool(own, "lb-pool")) == "own"
