@@ -20,6 +20,7 @@ from simcloud.volume.query import select_volumes
 from simcloud.volume.quotas import absolute_limits, quota_set
 from simcloud.volume.schemas import (
     ExtendBody,
+    ReadonlyFlagBody,
     RetypeBody,
     SetBootableBody,
     VolumeCreateBody,
@@ -141,7 +142,8 @@ async def delete(volume_id: str, state: Scoped) -> Response:
 
 @router.post(PREFIX + "/volumes/{volume_id}/action")
 async def action(request: Request, volume_id: str, state: Scoped) -> Response:
-    """Cinder volume actions: `os-extend`, `os-retype` (202) and `os-set_bootable` (200)."""
+    """Cinder volume actions: `os-extend`, `os-retype`, `os-update_readonly_flag` (202)
+    and `os-set_bootable` (200)."""
     try:
         body = json.loads(await request.body() or b"null")
     except ValueError as exc:
@@ -155,6 +157,16 @@ async def action(request: Request, volume_id: str, state: Scoped) -> Response:
     if "os-retype" in body:
         retype = _parse(RetypeBody, body).os_retype
         retype_volume(state, live_volume(state, volume_id), retype.new_type)
+        return Response(status_code=202)
+    if "os-update_readonly_flag" in body:
+        flag = to_bool(_parse(ReadonlyFlagBody, body).os_update_readonly_flag.readonly)
+        record = live_volume(state, volume_id)
+        if record.status != "available":
+            raise bad_request(
+                f"Invalid volume: Volume {record.id} status must be available to update "
+                f"readonly flag, but current status is: {record.status}."
+            )
+        record.readonly, record.updated_at = flag, state.now()
         return Response(status_code=202)
     if "os-set_bootable" in body:
         bootable = to_bool(_parse(SetBootableBody, body).os_set_bootable.bootable)

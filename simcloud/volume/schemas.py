@@ -147,3 +147,19 @@ class SetBootableBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     os_set_bootable: SetBootable = Field(alias="os-set_bootable")
+
+
+class ReadonlyFlag(BaseModel):
+    """`os-update_readonly_flag` action arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    readonly: Boolean
+
+
+class ReadonlyFlagBody(BaseModel):
+    """`POST /volumes/{volume_id}/action` with `os-update_readonly_flag`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    os_update_readonly_flag: ReadonlyFlag = Field(alias="os-update_readonly_flag")

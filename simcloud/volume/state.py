@@ -90,6 +90,8 @@ class VolumeRecord:
     updated_at: float | None = None
     pending: Pending | None = None
     attachments: list[AttachmentRecord] = field(default_factory=list)
+    #: Cinder's admin metadata `readonly` (`os-update_readonly_flag`); None: never set.
+    readonly: bool | None = None
 
 
 class VolumeState:

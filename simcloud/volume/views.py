@@ -60,7 +60,9 @@ def detail(record: VolumeRecord, base: str) -> dict[str, Any]:
         "encrypted": False,
         "id": record.id,
         "links": links(base, record.project_id, "volumes", record.id),
-        "metadata": record.metadata,
+        # Cinder shows the admin metadata `readonly` among the volume's metadata.
+        "metadata": record.metadata
+        | ({} if record.readonly is None else {"readonly": str(record.readonly)}),
         "migration_status": None,
         "multiattach": record.multiattach,
         "name": record.name,

@@ -611,3 +611,36 @@ async def test_a_server_group_places_its_servers_by_its_policy_as_nova_does(
     await eventually(gone, timeout=30, what="the stack deleted")
     left = {g["id"] for g in await objects.list(collection("server_group"), {})}
     assert group_id not in left and new_group not in left
+
+
+def _read_only_volume(flag: bool) -> dict[str, Any]:
+    vol = {"type": "OS::Cinder::Volume", "properties": {"size": 1, "read_only": flag}}
+    server = {"type": "OS::Nova::Server", "properties": {"image": "cirros", "flavor": "m1.tiny"}}
+    attach = {
+        "type": "OS::Cinder::VolumeAttachment",
+        "properties": {
+            "instance_uuid": {"get_resource": "vm"},
+            "volume_id": {"get_resource": "vol"},
+            "mountpoint": "/dev/vdb",
+        },
+    }
+    return hot({"vol": vol, "vm": server, "attach": attach})
+
+
+async def test_a_volume_s_read_only_flag_is_set_at_create_and_changed_in_place(
+    running_warden: InProcessWarden,
+) -> None:
+    """Heat sets the flag once the volume is available, and changes it by detaching the
+    volume, setting it, attaching it again; the volume and its attachment stay."""
+    api, objects = running_warden.api, running_warden.cloud.collections
+    url = await create(api, "ro", _read_only_volume(True))
+    volume_id = (await resource(api, url, "vol"))["physical_resource_id"]
+    shown = await objects.show(collection("volume"), volume_id)
+    assert (shown["metadata"]["readonly"], shown["status"]) == ("True", "in-use")
+
+    changed = await update(api, url, _read_only_volume(False))
+    assert changed["stack_status"] == "UPDATE_COMPLETE", changed["stack_status_reason"]
+    assert (await resource(api, url, "vol"))["physical_resource_id"] == volume_id
+    shown = await objects.show(collection("volume"), volume_id)
+    assert (shown["metadata"]["readonly"], shown["status"]) == ("False", "in-use")
+    assert [a["device"] for a in shown["attachments"]] == ["/dev/vdb"]

@@ -402,3 +402,18 @@ async def test_retype_changes_the_type_after_retyping_and_refuses_the_same_type(
     assert same.status_code == 400 and "same as original" in same.text
     missing = await client.post(url, json={"os-retype": {"new_type": "no-such-type"}})
     assert missing.status_code == 404
+
+
+async def test_the_readonly_flag_is_set_on_an_available_volume_and_shown_in_its_metadata(
+    client: httpx.AsyncClient,
+) -> None:
+    volume_id = await create(client, size=1)
+    url = f"{VOLUMES}/{volume_id}/action"
+    assert "readonly" not in (await show(client, volume_id))["metadata"]
+
+    response = await client.post(url, json={"os-update_readonly_flag": {"readonly": True}})
+
+    assert response.status_code == 202
+    assert (await show(client, volume_id))["metadata"]["readonly"] == "True"
+    bad = await client.post(url, json={"os-update_readonly_flag": {"readonly": "maybe"}})
+    assert bad.status_code == 400

@@ -186,7 +186,11 @@ def test_floating_ip_and_volume_requests() -> None:
     assert not volumes.updatable_with("volume_type", {}, patched=lambda _: False)
     assert volume.retype_to({"volume_type": "a"}, {"volume_type": "b"}) == "b"
     assert volume.retype_to({"volume_type": "a"}, {"volume_type": "a"}) is None
-    assert not volumes.updatable("read_only")
+    assert volumes.updatable_with("read_only", {}, patched=lambda _: True)
+    assert not volumes.updatable_with("read_only", {}, patched=lambda _: False)
+    assert volume.read_only_to({"read_only": True}, {"read_only": False}) is False
+    assert volume.read_only_to({}, {"read_only": None}) is None
+    assert not volumes.updatable("backup_id")
 
 
 def test_physical_names_are_heat_s_shape() -> None:

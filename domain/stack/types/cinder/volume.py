@@ -65,15 +65,25 @@ def retype_to(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None
     return str(new) if new and new != old else None
 
 
-#: Warden replaces a volume for a smaller size, a backup restore or a read-only flag
-#: (Heat refuses to shrink, and restores and sets the flag in place, detaching the
-#: volume from its server and attaching it again). A new type is a retype, in place,
-#: since the workflow patch named here.
+def read_only_to(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool | None:
+    """The new read-only flag when an update changes it (Cinder's
+    `os-update_readonly_flag`)."""
+    old, new = before.get("read_only"), after.get("read_only")
+    return bool(new) if new is not None and new != old else None
+
+
+#: The workflow patches since which a volume's `read_only` is set after its create and
+#: changed in place (detached from its servers and attached again, as Heat does).
+READ_ONLY_AT_CREATE: Final = "volume-read-only-at-create"
+READ_ONLY_IN_PLACE: Final = "volume-read-only-in-place"
+#: Warden replaces a volume for a backup restore (Heat restores in place, detaching the
+#: volume from its server and attaching it again); Heat refuses to shrink. A new type is
+#: a retype and a new read-only flag is set in place, each since its workflow patch.
 TYPE: Final = heat_type(
     NAME,
-    replaced_on=frozenset({"backup_id", "read_only"}),
+    replaced_on=frozenset({"backup_id"}),
     translations={"imageRef": "image"},
-    in_place_since={"volume_type": "volume-retype-in-place"},
+    in_place_since={"volume_type": "volume-retype-in-place", "read_only": READ_ONLY_IN_PLACE},
 )
 API: Final = ApiObjectType(
     rtype=TYPE,
