@@ -11,7 +11,7 @@ from temporalio.exceptions import ApplicationError
 from activities.cloud.collections import CollectionClient, collection
 from activities.cloud.compute import ComputeClient, Server
 from activities.errors import application_error
-from activities.server_boot import IdCache, boot_extras, image_and_flavor
+from activities.server_boot import IdCache, boot_extras, find_id, image_and_flavor
 from activities.server_networking import (
     attach_floating_ips,
     own_ports,
@@ -228,7 +228,9 @@ class ComputeActivities:
             zones = await self._compute.availability_zones()
             return None if check.value in zones else finder.missing.format(value=check.value)
         try:
-            await self._objects.find(collection(finder.kind), check.value)
+            # Found images and flavors are kept a minute (`IdCache`), as Heat keeps its
+            # constraint checks; the create that follows finds them there too.
+            await find_id(self._objects, finder.kind, check.value, self._ids)
         except BackendNotFound:
             return finder.missing.format(value=check.value)
         except BackendConflict:
