@@ -164,13 +164,7 @@ class VolumeAttachmentHandler(ResourceHandler):
         if not physical_id or ":" not in physical_id:
             return
         server_id, volume_id = physical_id.split(":", 1)
-        action = CloudAction(
-            ref=CloudRef(kind="server", id=server_id),
-            method="DELETE",
-            suffix=f"/os-volume_attachments/{volume_id}",
-            tolerate=(404,),
-        )
-        await call_activity(CloudObjectActivities.act_on_cloud_object, action)
+        await _detach(server_id, volume_id)
         shown: CloudObject | None = await call_activity(
             CloudObjectActivities.show_cloud_object, CloudRef(kind="volume", id=volume_id)
         )
